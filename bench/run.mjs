@@ -1,0 +1,125 @@
+// npm run bench [-- --quick] [--only=echo,spawn] [--contenders=floor,si] [--profile]
+// Measures every contender side by side in one run, interleaved in rounds
+// (the machine is shared and noisy: the ratios to the floor measured in the
+// same run are what count), prints a table and writes bench/results/latest.json.
+// Exit 0 whatever the figures; non-zero only when an output check failed or a
+// workload crashed.
+import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runCli } from "./cli.mjs";
+import { loadLib } from "./contenders.mjs";
+import { median, percentile, rotate } from "./stats.mjs";
+import { printReport } from "./report.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const list = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1].split(",");
+const quick = flag("quick");
+const profileDir = flag("profile") ? join(here, "results", "prof") : null;
+
+const LIB = ["si", "prompt", "repeat"];
+const plan = {
+  spawn: { rounds: quick ? 3 : 5, params: { n: quick ? 2 : 4 }, who: ["floor", ...LIB] },
+  echo: { rounds: quick ? 2 : 5, params: { n: quick ? 40 : 60, warm: 10 }, who: ["floor", ...LIB] },
+  bigcell: { rounds: quick ? 1 : 3, params: { lines: 2_000_000 }, who: ["raw", "floor", ...LIB] },
+  flood: { rounds: 1, params: { bytes: quick ? 200e6 : 1e9 }, who: quick ? ["floor", "si"] : ["floor", ...LIB] },
+  idle: { rounds: 1, params: { n: 50 }, who: ["floor", ...LIB] },
+  parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: ["floor", ...LIB] },
+};
+
+const notes = [];
+const lib = await loadLib();
+let contenders = ["raw", "floor", ...LIB];
+if (lib.error) {
+  notes.push(`agent-tty skipped: ${lib.error}; run \`npm run build\` first`);
+  contenders = ["raw", "floor"];
+}
+const onlyC = list("contenders");
+if (onlyC) contenders = contenders.filter((c) => onlyC.includes(c) || c === "floor");
+const onlyW = list("only");
+const progress = (s) => process.stderr.isTTY && process.stderr.write(`\r${s}`.padEnd(60));
+
+function worker(contender, workload, params) {
+  const args = ["--expose-gc"];
+  if (profileDir) args.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${workload}-${contender}-${Date.now()}.cpuprofile`);
+  args.push(join(here, "worker.mjs"), JSON.stringify({ contender, workload, params }));
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { maxBuffer: 64 << 20, timeout: 30 * 60_000 }, (err, stdout, stderr) => {
+      const last = stdout.trim().split("\n").pop();
+      try {
+        resolve(JSON.parse(last));
+      } catch {
+        resolve({ error: `worker failed (${err?.message ?? "no output"}): ${stderr.slice(-2000)}` });
+      }
+    });
+  });
+}
+
+/** Samples (arrays) concatenate across rounds; scalars become per-round lists. */
+function merge(into, r) {
+  for (const [k, v] of Object.entries(r)) {
+    if (Array.isArray(v)) into[k] = [...(into[k] ?? []), ...v];
+    else if (typeof v === "number") (into[`${k}Rounds`] ??= []).push(v);
+    else if (k === "ok") into.ok = (into.ok ?? true) && v;
+    else if (k === "detail" || k === "error") (into[`${k}s`] ??= []).push(v);
+  }
+  return into;
+}
+
+function summarize(m) {
+  const out = { ...m };
+  if (m.ms) Object.assign(out, { p50: median(m.ms), p95: percentile(m.ms, 95), n: m.ms.length });
+  for (const [k, v] of Object.entries(m)) if (k.endsWith("Rounds")) out[k.slice(0, -6)] = median(v);
+  return out;
+}
+
+if (profileDir) mkdirSync(profileDir, { recursive: true });
+const started = new Date();
+const load0 = loadavg()[0];
+const results = {};
+for (const [workload, spec] of Object.entries(plan)) {
+  if (onlyW && !onlyW.includes(workload)) continue;
+  const who = spec.who.filter((c) => contenders.includes(c));
+  const merged = Object.fromEntries(who.map((c) => [c, {}]));
+  for (let round = 0; round < spec.rounds; round++) {
+    for (const c of rotate(who, round)) {
+      progress(`${workload} round ${round + 1}/${spec.rounds}: ${c}`);
+      merge(merged[c], await worker(c, workload, spec.params));
+    }
+  }
+  results[workload] = Object.fromEntries(Object.entries(merged).map(([c, m]) => [c, summarize(m)]));
+}
+if (!onlyW || onlyW.includes("cli")) {
+  progress("cli");
+  const cli = await runCli({ rounds: quick ? 3 : 5, perRound: quick ? 4 : 10 });
+  if (cli.skipped) notes.push(cli.skipped);
+  else results.cli = cli;
+}
+progress("");
+if (process.stderr.isTTY) process.stderr.write("\r");
+
+const report = {
+  date: started.toISOString(),
+  quick,
+  node: process.version,
+  cpus: cpus().length,
+  loadavg: { start: load0, end: loadavg()[0] },
+  wallSeconds: (Date.now() - started.getTime()) / 1000,
+  plan,
+  results,
+  notes,
+};
+const { targets, failures } = printReport(report);
+report.targets = targets;
+report.failures = failures;
+mkdirSync(join(here, "results"), { recursive: true });
+const json = JSON.stringify(report, null, 2) + "\n";
+const file = join(here, "results", "latest.json");
+writeFileSync(file, json);
+writeFileSync(join(here, "results", quick ? "latest-quick.json" : "latest-full.json"), json);
+console.log(`\nJSON: ${file}${profileDir ? `\nCPU profiles: ${profileDir} (node bench/prof-summary.mjs ${profileDir})` : ""}`);
+process.exitCode = failures.length ? 1 : 0;

@@ -1,0 +1,196 @@
+// One function per workload. Each runs inside a fresh worker process (see
+// worker.mjs) so heap and RSS figures are clean, and returns plain data.
+import { readRaw } from "./floor.mjs";
+import { MB, resetRssPeak, rssNow, rssPeak, settleHeap, sleep } from "./stats.mjs";
+
+const now = () => performance.now();
+
+async function closeAll(handles) {
+  await Promise.allSettled(handles.map((h) => h.close()));
+}
+
+/** seq 1 N as a cell's clean output: lines joined by \n, no trailing \n. */
+export function seqText(n) {
+  const parts = new Array(n);
+  for (let i = 0; i < n; i++) parts[i] = String(i + 1);
+  return parts.join("\n");
+}
+
+/** Bytes of `seq 1 N` on a terminal (\r\n line ends). */
+const seqTtyBytes = (n) => Buffer.byteLength(seqText(n)) + n + 1;
+
+function checkText(got, want, what) {
+  if (got === want) return { ok: true };
+  let i = 0;
+  while (i < got.length && i < want.length && got[i] === want[i]) i++;
+  return {
+    ok: false,
+    detail: `${what}: ${got.length} chars vs ${want.length} expected; first difference at ${i}: got ${JSON.stringify(got.slice(Math.max(0, i - 20), i + 20))}`,
+  };
+}
+
+export const workloads = {
+  /** Spawn-to-ready, `n` times after one untimed warm-up spawn. */
+  async spawn(c, { n }, { home }) {
+    await (await c.spawn({ home })).close();
+    const ms = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = now();
+      const h = await c.spawn({ home });
+      ms.push(now() - t0);
+      await h.close();
+    }
+    return { ms };
+  },
+
+  /** `echo hi` round trips on one session, output checked on every cell. */
+  async echo(c, { n, warm }, { home }) {
+    const h = await c.spawn({ home });
+    const ms = [];
+    let bad = null;
+    try {
+      for (let i = 0; i < warm + n; i++) {
+        const t0 = now();
+        const r = await h.run("echo hi");
+        const t = now() - t0;
+        if (i >= warm) ms.push(t);
+        const got = h.text(r);
+        if (got !== "hi" && !bad) bad = `cell ${i}: output ${JSON.stringify(got)}`;
+      }
+    } finally {
+      await h.close();
+    }
+    return { ms, ok: !bad, ...(bad ? { detail: bad } : {}) };
+  },
+
+  /** `seq 1 N` (~15 MB for 2e6) in one cell: wall time, peak RSS, exact output. */
+  async bigcell(c, { lines }, { home }) {
+    const want = seqText(lines);
+    if (c.id === "raw") {
+      // sleep keeps the PTY open: bytes still queued when seq exits would be lost.
+      const seqArgs = (k) => ["-c", 'seq 1 "$1"; exec sleep 600', "sh", String(k)];
+      await readRaw("sh", seqArgs(10), { cwd: home, expectBytes: seqTtyBytes(10) });
+      await settleHeap();
+      const idle = rssNow();
+      resetRssPeak();
+      const r = await readRaw("sh", seqArgs(lines), { cwd: home, expectBytes: seqTtyBytes(lines) });
+      const peak = rssPeak();
+      const text = r.text.replace(/\r\n/g, "\n").slice(0, -1);
+      const v = r.timedOut ? { ok: false, detail: `timed out after ${r.bytes} bytes` } : checkText(text, want, "raw");
+      return { ms: r.ms, peakAboveIdleMB: (peak - idle) / MB, ...v };
+    }
+    const h = await c.spawn({ home, maxOutputBytes: 64 * MB, timeoutMs: 300_000 });
+    try {
+      await h.run("seq 1 10");
+      await settleHeap();
+      const idle = rssNow();
+      resetRssPeak();
+      const t0 = now();
+      const r = await h.run(`seq 1 ${lines}`);
+      const ms = now() - t0;
+      const peak = rssPeak();
+      const v = checkText(h.text(r), want, c.id);
+      if (r.status && r.status !== "done") Object.assign(v, { ok: false, detail: `status ${r.status}` });
+      return { ms, peakAboveIdleMB: (peak - idle) / MB, ...v };
+    } finally {
+      await h.close();
+    }
+  },
+
+  /** `bytes` of 100-byte lines with the default output cap: time, peak RSS. */
+  async flood(c, { bytes }, { home }) {
+    const h = await c.spawn({ home, timeoutMs: 900_000 });
+    try {
+      await h.run("echo warm");
+      await settleHeap();
+      const idle = rssNow();
+      resetRssPeak();
+      const line = "x".repeat(99);
+      const t0 = now();
+      const r = await h.flood(`yes ${line} | head -c ${bytes}`);
+      const ms = now() - t0;
+      const peak = rssPeak();
+      return { ms, peakAboveIdleMB: (peak - idle) / MB, ...checkFlood(c, r, bytes, line) };
+    } finally {
+      await h.close();
+    }
+  },
+
+  /** `n` idle sessions: RSS per session and CPU burnt while idle. */
+  async idle(c, { n, idleMs = 2000 }, { home }) {
+    await (await c.spawn({ home })).close();
+    await settleHeap();
+    const before = process.memoryUsage();
+    const hs = [];
+    try {
+      for (let i = 0; i < n; i++) hs.push(await c.spawn({ home }));
+      await sleep(300);
+      await settleHeap();
+      const after = process.memoryUsage();
+      const cpu0 = process.cpuUsage();
+      const t0 = now();
+      await sleep(idleMs);
+      const cpu = process.cpuUsage(cpu0);
+      const cpuPct = ((cpu.user + cpu.system) / 1000 / (now() - t0)) * 100;
+      const per = (k) => (after[k] - before[k]) / n / MB;
+      return {
+        rssPerSessionMB: per("rss"),
+        heapPerSessionMB: per("heapUsed"),
+        externalPerSessionMB: per("external"),
+        idleCpuPct: cpuPct,
+      };
+    } finally {
+      await closeAll(hs);
+    }
+  },
+
+  /** `sessions` sessions each running `cells` cells, all at once. */
+  async parallel(c, { sessions, cells }, { home }) {
+    const t0 = now();
+    const hs = await Promise.all(Array.from({ length: sessions }, () => c.spawn({ home })));
+    const spawnMs = now() - t0;
+    let bad = null;
+    try {
+      const t1 = now();
+      await Promise.all(
+        hs.map(async (h, s) => {
+          for (let i = 0; i < cells; i++) {
+            const want = `s${s}c${i}`;
+            const got = h.text(await h.run(`echo ${want}`));
+            if (got !== want && !bad) bad = `session ${s} cell ${i}: ${JSON.stringify(got)}`;
+          }
+        }),
+      );
+      return { ms: now() - t1, spawnMs, ok: !bad, ...(bad ? { detail: bad } : {}) };
+    } finally {
+      await closeAll(hs);
+    }
+  },
+};
+
+/** The flood's result: the floor counts bytes; agent-tty keeps head + tail. */
+function checkFlood(c, r, bytes, line) {
+  const lines = bytes / (line.length + 1);
+  if (c.id === "floor") {
+    // tty bytes: echo + \r\n per line + prompt; at least bytes + lines.
+    const ok = r.bytes >= bytes + lines;
+    return { ok, ...(ok ? {} : { detail: `floor got ${r.bytes} bytes, expected over ${bytes + lines}` }) };
+  }
+  if (r.status !== "done") return { ok: false, detail: `status ${r.status}` };
+  const out = r.output;
+  const m = /\n?\[… (\d+) bytes omitted …\]\n?/.exec(out);
+  if (!r.truncated || !m) return { ok: false, detail: `not truncated (${out.length} chars, truncated=${r.truncated})` };
+  const omitted = Number(m[1]);
+  const head = out.slice(0, m.index);
+  const tail = out.slice(m.index + m[0].length);
+  const kept = Buffer.byteLength(out) - Buffer.byteLength(m[0]);
+  const total = bytes - 1; // clean text: no trailing newline
+  const problems = [];
+  if (r.omittedBytes !== omitted) problems.push(`omittedBytes ${r.omittedBytes} vs marker ${omitted}`);
+  if (Math.abs(kept + omitted - total) > 2) problems.push(`kept ${kept} + omitted ${omitted} != ${total}`);
+  if (!head.startsWith(line + "\n")) problems.push("head does not start with a whole line");
+  if (!tail.endsWith("\n" + line)) problems.push("tail does not end with a whole line");
+  if (!/^[x\n]*$/.test(head) || !/^[x\n]*$/.test(tail)) problems.push("foreign bytes in head/tail");
+  if ([...head.split("\n"), ...tail.split("\n")].some((l) => l.length > line.length)) problems.push("joined lines");
+  return problems.length ? { ok: false, detail: problems.join("; ") } : { ok: true, keptBytes: kept, omittedBytes: omitted };
+}
