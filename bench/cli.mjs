@@ -32,7 +32,7 @@ export async function runCli({ rounds, perRound }) {
   // A private HOME/XDG_RUNTIME_DIR so the bench gets its own daemon and leaves
   // any other daemon alone.
   const home = mkdtempSync(join(tmpdir(), "agent-tty-bench-cli-"));
-  const env = { ...process.env, HOME: home, XDG_RUNTIME_DIR: home, TMPDIR: home };
+  const env = { ...process.env, HOME: home, XDG_RUNTIME_DIR: home, TMPDIR: home, AGENT_TTY_HOME: join(home, "d") };
   delete env.K_SESSION;
   const node = process.execPath;
   const k = (...a) => timed(node, [K, ...a], env);
