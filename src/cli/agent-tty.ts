@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+/**
+ * `agent-tty daemon status|stop|start|run`, `agent-tty --version`; any other
+ * arguments are handled like `k`'s.
+ */
+import { daemonCommand, runK } from "./run-k.js";
+
+const argv = process.argv.slice(2);
+process.exit(argv[0] === "daemon" ? await daemonCommand(argv[1] ?? "status") : await runK(argv));

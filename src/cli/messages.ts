@@ -1,0 +1,68 @@
+/**
+ * The words `k` prints, shared by the client (which answers on its own when
+ * no daemon runs) and the daemon. Pure functions.
+ */
+import { pyJson, type PyValue } from "./pyjson.js";
+import type { Reply, Request } from "./protocol.js";
+
+/** `no session 'x'; use k new x bash` */
+export function noSession(session: string): string {
+  return `no session '${session}'; use k new ${session} bash`;
+}
+
+/** Printed when no session was named and none could be chosen. */
+export const NO_SESSION_FOUND = "no session found; use k ls or k new <session> bash";
+
+/** A reply printing `text` (a newline is added). */
+export function textReply(text: string, exit = 0, result?: unknown): Reply {
+  return result === undefined ? { ok: exit === 0, exit, stdout: `${text}\n` } : { ok: exit === 0, exit, stdout: `${text}\n`, result };
+}
+
+/** A reply printing `ERR <message>`. */
+export function errReply(message: string, exit = 1): Reply {
+  return { ok: false, exit, stdout: `ERR ${message}\n`, error: message };
+}
+
+/** A reply printing one JSON line, Python style. */
+export function jsonReply(value: { [key: string]: PyValue | undefined }, exit = 0): Reply {
+  return { ok: exit === 0, exit, stdout: `${pyJson(value)}\n`, result: value };
+}
+
+/** `{"status": "error", "output": ...}` (JSON) or the bare message (text mode of `k run`). */
+export function cellErrorReply(output: string, json: boolean, cellId?: string): Reply {
+  const value = cellId === undefined ? { status: "error", output } : { cell_id: cellId, status: "error", output };
+  return json ? jsonReply(value, 1) : { ok: false, exit: 1, stdout: `${output}\n`, result: value, error: output };
+}
+
+/**
+ * What the daemon would answer with no session at all: used by the client
+ * when no daemon is running, so that asking about a session does not start
+ * one. `null` for ops that need a daemon.
+ */
+export function replyWithoutSessions(request: Request): Reply | null {
+  switch (request.op) {
+    case "ls":
+      return textReply("no sessions");
+    case "kill":
+      return textReply(`OK killed ${request.session}`);
+    case "run":
+      return request.session === null ? errReply(NO_SESSION_FOUND) : cellErrorReply(noSession(request.session), request.json);
+    case "fire":
+    case "poll":
+      return request.session === null ? errReply(NO_SESSION_FOUND) : jsonReply({ status: "error", output: noSession(request.session) }, 1);
+    case "int":
+    case "status":
+    case "watch":
+    case "history":
+    case "screen":
+    case "keys":
+    case "expect":
+    case "attach":
+    case "notify":
+      return request.session === null ? errReply(NO_SESSION_FOUND) : errReply(noSession(request.session));
+    case "monitor":
+      return null;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * What the `k` client and the session daemon share: where the daemon lives,
+ * and the line-delimited JSON protocol they speak over its Unix socket.
+ *
+ * This module is imported by the client, which must start fast: it uses
+ * node built-ins only and never the library.
+ *
+ * Protocol (version {@link PROTOCOL_VERSION}), one JSON object per line:
+ *
+ * - The client sends a request `{"v": 1, "op": "<op>", ...fields}`.
+ * - For one-shot ops the daemon answers one line, a {@link Reply}:
+ *   `{"ok": true, "exit": 0, "stdout": "OK work\n", "result": {...}}`;
+ *   `stdout` is what `k` prints, `exit` its exit status, `result` the same
+ *   answer as data (for other clients).
+ * - For streaming ops (`watch`, `monitor`, `attach`) the first reply line is
+ *   followed by {@link StreamLine}s until `{"end": true, "exit": N}`; during
+ *   `attach` the client sends {@link AttachInput} lines.
+ * - `{"ok": false, "exit": 1, "stdout": "ERR ...\n", "error": "..."}` is a
+ *   failed request.
+ */
+import { closeSync, lstatSync, mkdirSync, chmodSync, openSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** Bumped when a request or reply changes incompatibly. */
+export const PROTOCOL_VERSION = 1;
+
+/** Session names, as the original: `[A-Za-z0-9_.-]+`, not only dots, never `..`. */
+export const SESSION_NAME = /^[A-Za-z0-9_.-]+$/;
+
+/** True when `name` is a valid session name. */
+export function isValidSessionName(name: string): boolean {
+  return SESSION_NAME.test(name) && !name.includes("..") && /[^.]/.test(name);
+}
+
+/** Default `k run` timeout (seconds). */
+export const RUN_TIMEOUT_S = 30;
+/** Default `k fire` timeout (seconds). */
+export const FIRE_TIMEOUT_S = 300;
+/** The byte that detaches `k attach`: Ctrl-]. */
+export const DETACH_BYTE = 0x1d;
+
+/** Requests, by op. `session: null` means "resolve it" (K_SESSION was already applied by the client). */
+export type Request =
+  | { op: "ping" }
+  | { op: "shutdown" }
+  | {
+      op: "new";
+      session: string;
+      /** The command words joined by spaces (a shell-style command line), or null for bash. */
+      command: string | null;
+      /** `--prompt=` text (exact prompt mode), if given and not a path. */
+      prompt: string | null;
+      /** `--prompt=./hook` resolved to an absolute path. */
+      hook: string | null;
+      label: string | null;
+      description: string | null;
+      cwd: string;
+      env: Record<string, string>;
+    }
+  | { op: "run"; session: string | null; code: string; timeoutMs: number; json: boolean }
+  | { op: "fire"; session: string | null; code: string; timeoutMs: number }
+  | { op: "poll"; session: string | null; cellId: string | null }
+  | { op: "int"; session: string | null }
+  | { op: "kill"; session: string }
+  | { op: "ls" }
+  | { op: "status"; session: string | null }
+  | { op: "history"; session: string | null; n: number; color: boolean }
+  | { op: "notify"; session: string | null; words: string[]; from: string }
+  | { op: "screen"; session: string | null }
+  | { op: "keys"; session: string | null; words: string[] }
+  | { op: "expect"; session: string | null; words: string[]; timeoutMs: number; json: boolean }
+  | { op: "watch"; session: string | null; color: boolean }
+  | { op: "monitor"; session: string; cellId: string | null; once: boolean }
+  | { op: "attach"; session: string | null; cols: number; rows: number };
+
+/** The op names. */
+export type Op = Request["op"];
+
+/** A one-shot answer, or the first line of a stream. */
+export interface Reply {
+  ok: boolean;
+  exit: number;
+  stdout?: string;
+  error?: string;
+  result?: unknown;
+}
+
+/** A line of a stream after its first reply. */
+export type StreamLine =
+  | { line: string } // a line to print (watch, monitor)
+  | { data: string } // terminal output (attach)
+  | { end: true; exit: number; stdout?: string };
+
+/** What an attached client sends. */
+export type AttachInput = { input: string } | { resize: [number, number] } | { detach: true };
+
+/** Where the daemon keeps its socket, lock and log. */
+export interface DaemonPaths {
+  home: string;
+  socket: string;
+  lock: string;
+  log: string;
+}
+
+/**
+ * The daemon's directory: `$AGENT_TTY_HOME`, else
+ * `${XDG_RUNTIME_DIR or the temp dir}/agent-tty-<uid>`.
+ */
+export function daemonPaths(env: NodeJS.ProcessEnv = process.env): DaemonPaths {
+  let home: string;
+  if (env["AGENT_TTY_HOME"]) home = resolve(env["AGENT_TTY_HOME"]);
+  else {
+    const base = env["XDG_RUNTIME_DIR"] || tmpdir();
+    const uid = typeof process.getuid === "function" ? process.getuid() : "user";
+    home = join(base, `agent-tty-${uid}`);
+  }
+  return {
+    home,
+    socket: join(home, "daemon.sock"),
+    lock: join(home, "daemon.lock"),
+    log: join(home, "daemon.log"),
+  };
+}
+
+/** Unix socket paths longer than this do not fit `sockaddr_un` on Linux/macOS. */
+const MAX_SOCKET_PATH = 103;
+
+/**
+ * Checks that the daemon's directory belongs to this user and nobody else
+ * can enter it; with `create`, makes it (0700) first. Throws an `Error`
+ * whose message is a complete sentence for the user.
+ */
+export function checkHome(paths: DaemonPaths, create: boolean): void {
+  if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH) {
+    throw new Error(
+      `socket path ${paths.socket} is too long for a Unix socket; set AGENT_TTY_HOME to a shorter directory`,
+    );
+  }
+  if (create) mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  const st = lstatSync(paths.home);
+  if (!st.isDirectory()) throw new Error(`${paths.home} is not a directory; remove it or set AGENT_TTY_HOME`);
+  const uid = typeof process.getuid === "function" ? process.getuid() : st.uid;
+  if (st.uid !== uid) {
+    throw new Error(`${paths.home} belongs to uid ${st.uid}, not to you (uid ${uid}); set AGENT_TTY_HOME`);
+  }
+  if ((st.mode & 0o077) !== 0) {
+    if (!create) throw new Error(`${paths.home} can be entered by other users; run any k command to repair it`);
+    chmodSync(paths.home, 0o700);
+  }
+}
+
+/** Reads the pid written in the daemon's lock file, or null. */
+export function readLockPid(lockPath: string): number | null {
+  try {
+    const pid = Number.parseInt(readFileSync(lockPath, "utf8"), 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when a process with this pid exists (it may belong to another user). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Opens (creating, 0600) the daemon's log for appending; returns the fd. */
+export function openLog(paths: DaemonPaths): number {
+  return openSync(paths.log, "a", 0o600);
+}
+
+/** Closes an fd, ignoring errors. */
+export function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    /* already closed */
+  }
+}
+
+/**
+ * Splits a byte stream into lines; `push` returns the complete ones. Used on
+ * both ends of the socket.
+ */
+export class LineSplitter {
+  #rest = "";
+  push(chunk: string): string[] {
+    const text = this.#rest + chunk;
+    const lines = text.split("\n");
+    this.#rest = lines.pop() ?? "";
+    return lines.filter((line) => line.length > 0);
+  }
+}
