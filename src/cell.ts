@@ -1,0 +1,174 @@
+import { BoundedQueue } from "./internal/bounded-queue.js";
+import { defer } from "./internal/deferred.js";
+
+/**
+ * Where a cell stands. `"done"`, `"timeout"`, `"interrupted"` and
+ * `"exited"` are final; `"queued"`, `"running"` and `"awaiting_input"` are not.
+ */
+export type CellStatus = "queued" | "running" | "awaiting_input" | "done" | "timeout" | "interrupted" | "exited";
+
+/** The statuses after which a cell never changes. */
+export type FinalCellStatus = "done" | "timeout" | "interrupted" | "exited";
+
+/** True for the four final statuses. */
+export function isFinalStatus(status: CellStatus): status is FinalCellStatus {
+  return status === "done" || status === "timeout" || status === "interrupted" || status === "exited";
+}
+
+/** Fields every {@link CellResult} has. */
+export interface CellResultBase {
+  /** The cell's id (also `cell.id`). */
+  readonly cellId: string;
+  /** The code the cell ran. */
+  readonly code: string;
+  /**
+   * The cell's output only: no echoed input, no prompt, no escape
+   * sequences, `\n` line endings, carriage-return redraws collapsed. Cut to
+   * `maxOutputBytes` (head and tail kept) when `truncated`.
+   */
+  readonly output: string;
+  /** The terminal's bytes during the cell, as produced (also capped). */
+  readonly raw: string;
+  /** Milliseconds from writing the cell to this result. */
+  readonly durationMs: number;
+  /** True when `output` was cut to `maxOutputBytes`. */
+  readonly truncated: boolean;
+  /** Bytes left out of the middle of `output` (0 unless `truncated`). */
+  readonly omittedBytes: number;
+  /** Bytes left out of the middle of `raw`. */
+  readonly rawOmittedBytes: number;
+  /** What ended the frame: a detector's name, `"exit"`, `"timeout"`, `"interrupt"` or `"input"`. */
+  readonly decidedBy: string;
+  /** The shell's working directory after the cell (shell integration). */
+  readonly cwd?: string;
+  /** When the cell was written to the terminal. */
+  readonly startedAt: Date;
+}
+
+/** The frame ended: the program is waiting for the next cell. */
+export interface DoneCellResult extends CellResultBase {
+  readonly status: "done";
+  /** The command's exit status where the detector knows it (shell integration), else `null`. */
+  readonly exitCode: number | null;
+}
+
+/** The program is blocked reading the terminal; the cell still holds the lock. */
+export interface AwaitingInputCellResult extends CellResultBase {
+  readonly status: "awaiting_input";
+  readonly exitCode: null;
+}
+
+/** The cell ran out of time (it may still be running) or was interrupted. */
+export interface StoppedCellResult extends CellResultBase {
+  readonly status: "timeout" | "interrupted";
+  readonly exitCode: null;
+}
+
+/** The program exited during the cell. */
+export interface ExitedCellResult extends CellResultBase {
+  readonly status: "exited";
+  /** The program's exit status (`null` if killed by a signal). */
+  readonly exitCode: number | null;
+}
+
+/** The outcome of a cell: a discriminated union on `status`. */
+export type CellResult = DoneCellResult | AwaitingInputCellResult | StoppedCellResult | ExitedCellResult;
+
+/** What `poll()` reports: cheap, synchronous. */
+export interface CellSnapshot {
+  readonly cellId: string;
+  readonly status: CellStatus;
+  /** The output, once the cell settled or while it awaits input. */
+  readonly output?: string;
+  /** The exit status, once known. */
+  readonly exitCode?: number | null;
+}
+
+/** The session's side of a {@link Cell}. */
+export interface CellControl {
+  setStatus(status: CellStatus): void;
+  /** A piece of the cell's clean output, for live consumers. */
+  push(chunk: string): void;
+  /** Settles the cell with a final result. */
+  finish(result: CellResult): void;
+  /** The cell could not start. */
+  fail(error: unknown): void;
+}
+
+/** Bytes a live consumer of a cell may fall behind before output is dropped (and said so). */
+const LIVE_BUFFER_BYTES = 4 << 20;
+
+/**
+ * A handle on one cell, returned by `fire()` at once. Iterate it for the
+ * cell's clean output as it arrives; await `result` for the outcome.
+ *
+ * @example
+ * ```ts
+ * const cell = sh.fire("make build");
+ * for await (const chunk of cell) process.stdout.write(chunk);
+ * const { status, exitCode } = await cell.result;
+ * ```
+ */
+export class Cell implements AsyncIterable<string> {
+  /** The cell's id, known at once. */
+  readonly id: string;
+  /** The code the cell runs. */
+  readonly code: string;
+  /** Settles with a final status; rejects only if the cell never started (the session closed first). */
+  readonly result: Promise<CellResult>;
+  #status: CellStatus;
+  #ended = false;
+  readonly #consumers = new Set<BoundedQueue<string>>();
+  readonly #snapshot: () => string;
+
+  /** @internal Use `Session.fire()`. */
+  constructor(id: string, code: string, status: CellStatus, snapshot: () => string, control: (control: CellControl) => void) {
+    this.id = id;
+    this.code = code;
+    this.#status = status;
+    this.#snapshot = snapshot;
+    const settled = defer<CellResult>();
+    this.result = settled.promise;
+    // A caller that never awaits `result` must not crash the process on a rejection.
+    settled.promise.catch(() => {});
+    control({
+      setStatus: (next) => {
+        this.#status = next;
+      },
+      push: (chunk) => {
+        for (const consumer of this.#consumers) consumer.push(chunk);
+      },
+      finish: (result) => {
+        this.#status = result.status;
+        this.#ended = true;
+        for (const consumer of this.#consumers) consumer.end();
+        settled.resolve(result);
+      },
+      fail: (error) => {
+        this.#ended = true;
+        for (const consumer of this.#consumers) consumer.end();
+        settled.reject(error);
+      },
+    });
+  }
+
+  /** `"queued"` or `"running"` (or `"awaiting_input"`) until settled, then the final status. */
+  get status(): CellStatus {
+    return this.#status;
+  }
+
+  /** The cell's clean output: what it printed so far, then live until it settles. */
+  [Symbol.asyncIterator](): AsyncIterator<string> {
+    const queue = new BoundedQueue<string>({
+      maxUnits: LIVE_BUFFER_BYTES,
+      sizeOf: (chunk) => chunk.length,
+      droppedItem: (dropped) => `[agent-tty: dropped ${dropped} bytes]\n`,
+      onDone: () => this.#consumers.delete(queue),
+    });
+    const sofar = this.#snapshot();
+    if (sofar !== "") queue.push(sofar);
+    if (this.#ended) queue.end();
+    else this.#consumers.add(queue);
+    return queue;
+  }
+}

@@ -1,0 +1,54 @@
+import { basename } from "node:path";
+import { prompt } from "./prompt.js";
+import { pythonReplLines } from "./python.js";
+import { repeatEnter } from "./repeat-enter.js";
+import { integratedShell, shellIntegration } from "./shell-integration.js";
+import type { FrameDetector, SpawnPlan } from "./types.js";
+
+/** Options a program needs to behave as a line-protocol REPL under a detector. */
+function withSetup(detector: FrameDetector, setup: (plan: SpawnPlan) => SpawnPlan): FrameDetector {
+  return Object.assign(detector, { setup });
+}
+
+/** The prompt detectors of the REPLs `"auto"` knows, by program name. */
+const REPLS: Record<string, () => FrameDetector> = {
+  python: () => prompt(/^>>> $/, { continuation: /^\.\.\. $/, prepare: pythonReplLines, name: "prompt" }),
+  node: () =>
+    withSetup(prompt(/^> $/, { continuation: /^\.\.\. $/ }), (plan) => ({
+      ...plan,
+      env: { NODE_DISABLE_COLORS: "1", NODE_REPL_HISTORY: "", ...plan.env },
+    })),
+  gdb: () =>
+    withSetup(prompt(/^\(gdb\) $/), (plan) => ({
+      ...plan,
+      args: ["-iex", "set pagination off", "-iex", "set width 0", "-iex", "set height 0", ...plan.args],
+    })),
+  sqlite3: () => prompt(/^sqlite> $/, { continuation: /^ *\.\.\.> $/ }),
+  psql: () => prompt(/^[^\s]*=[#>] $/, { continuation: /^[^\s]*[-'"(*$][#>] $/ }),
+  "redis-cli": () => prompt(/^[\w.:[\]-]+(\[\d+\])?> $/),
+  irb: () => prompt(/^irb\([^)]*\):\d+:\d+> $/, { continuation: /^irb\([^)]*\):\d+:\d+[*"'(]> $/ }),
+  lua: () => prompt(/^> $/, { continuation: /^>> $/ }),
+};
+
+/** The program a command runs, without path or version: `/usr/bin/python3.12` → `python`. */
+export function programName(command: string): string {
+  return basename(command).replace(/\.exe$/, "").replace(/[\d.]+$/, "");
+}
+
+/** Runs a script rather than an interactive prompt. */
+function runsScript(args: readonly string[]): boolean {
+  if (args.includes("-i")) return false;
+  return args.some((arg) => arg === "-c" || arg === "-e" || (!arg.startsWith("-") && /\.(py|js|mjs|cjs|sh|rb|lua)$/.test(arg)));
+}
+
+/**
+ * What `detector: "auto"` picks: shell integration for bash, zsh and fish; a
+ * prompt detector for python, node, gdb, sqlite3, psql, redis-cli, irb and
+ * lua; repeat-enter otherwise.
+ */
+export function autoDetector(command: string, args: readonly string[]): FrameDetector {
+  if (integratedShell(command) !== undefined && !runsScript(args)) return shellIntegration();
+  const make = REPLS[basename(command)] ?? REPLS[programName(command)];
+  if (make !== undefined && !runsScript(args)) return make();
+  return repeatEnter();
+}

@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { describeValue, invalidArgument } from "../errors.js";
+import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
+
+/** Decides, line by line, whether the program is waiting again. */
+export type HookFunction = (line: string) => boolean | Promise<boolean>;
+
+/** Options of {@link hook}. */
+export interface HookOptions {
+  /**
+   * How long output must pause before the unfinished last line (a prompt
+   * without a newline) is handed to the hook.
+   * @default 50
+   */
+  readonly partialDelayMs?: number;
+}
+
+/**
+ * The frame ends when a hook says so. A function is called with each
+ * clean, trimmed line and returns `true` (or a promise of it) on the line
+ * that shows the program is waiting. An executable path is started once per
+ * cell and fed the lines on stdin; its exit ends the frame. The unfinished
+ * last line is handed over once output pauses; the line that ended the
+ * frame is not part of the output.
+ *
+ * @example
+ * ```ts
+ * detectors.hook((line) => line.endsWith("ready>"));
+ * detectors.hook("./wait-for-prompt.sh");
+ * ```
+ */
+export function hook(decider: HookFunction | string, options: HookOptions = {}): FrameDetector {
+  if (typeof decider === "function") return new FunctionHook(decider, options.partialDelayMs ?? 50);
+  if (typeof decider === "string") return new ExecutableHook(checkExecutable(decider), options.partialDelayMs ?? 50);
+  throw invalidArgument(`Expected the hook to be a function or an executable's path, got ${describeValue(decider)}`);
+}
+
+function checkExecutable(path: string): string {
+  const absolute = resolve(path);
+  try {
+    if (!statSync(absolute).isFile()) throw new Error("not a file");
+    accessSync(absolute, constants.X_OK);
+  } catch {
+    throw invalidArgument(`Expected the hook \`${path}\` to be an executable file; check the path and run chmod +x`);
+  }
+  return absolute;
+}
+
+/** Shared by both hooks: lines in, partial lines after a pause. */
+abstract class LineHook implements FrameDetector {
+  abstract readonly name: string;
+  protected io: DetectorIo | undefined;
+  readonly #partialDelayMs: number;
+  #partialTimer: NodeJS.Timeout | undefined;
+
+  constructor(partialDelayMs: number) {
+    this.#partialDelayMs = partialDelayMs;
+  }
+
+  attach(io: DetectorIo): void {
+    this.io = io;
+    this.startFrame();
+  }
+
+  encode(code: string): string {
+    this.#cancelPartial();
+    this.startFrame();
+    return `${code.replace(/\n/g, "\r")}\r`;
+  }
+
+  feed(event: DetectorInput): FeedResult | Promise<FeedResult> {
+    if (!("line" in event)) return undefined;
+    this.#cancelPartial();
+    const line = event.line.trim();
+    if (!event.partial) return this.onLine(line, true);
+    this.#partialTimer = setTimeout(() => {
+      this.#partialTimer = undefined;
+      const verdict = this.onLine(line, false);
+      void Promise.resolve(verdict).then((end) => {
+        if (end !== undefined) this.io?.endFrame(end as { dropLines?: number });
+      });
+    }, this.#partialDelayMs);
+    return undefined;
+  }
+
+  #cancelPartial(): void {
+    if (this.#partialTimer !== undefined) clearTimeout(this.#partialTimer);
+    this.#partialTimer = undefined;
+  }
+
+  dispose(): void {
+    this.#cancelPartial();
+  }
+
+  protected abstract startFrame(): void;
+  protected abstract onLine(line: string, complete: boolean): FeedResult | Promise<FeedResult>;
+}
+
+class FunctionHook extends LineHook {
+  readonly name = "hook";
+  readonly #decide: HookFunction;
+
+  constructor(decide: HookFunction, partialDelayMs: number) {
+    super(partialDelayMs);
+    this.#decide = decide;
+  }
+
+  protected startFrame(): void {}
+
+  protected onLine(line: string, complete: boolean): FeedResult | Promise<FeedResult> {
+    const end = complete ? { dropLines: 1 } : {};
+    const verdict = this.#decide(line);
+    if (typeof verdict === "boolean") return verdict ? end : undefined;
+    return Promise.resolve(verdict).then((done) => (done ? end : undefined));
+  }
+}
+
+class ExecutableHook extends LineHook {
+  readonly name = "hook";
+  readonly #path: string;
+  #child: ChildProcess | undefined;
+  #lastWasComplete = false;
+
+  constructor(path: string, partialDelayMs: number) {
+    super(partialDelayMs);
+    this.#path = path;
+  }
+
+  protected startFrame(): void {
+    this.#stopChild();
+    this.#lastWasComplete = false;
+    const child = spawn(this.#path, [], { stdio: ["pipe", "ignore", "ignore"] });
+    this.#child = child;
+    child.stdin?.on("error", () => {});
+    const finish = () => {
+      if (this.#child !== child) return;
+      this.#child = undefined;
+      this.io?.endFrame(this.#lastWasComplete ? { dropLines: 1 } : {});
+    };
+    child.once("exit", finish);
+    child.once("error", finish);
+  }
+
+  protected onLine(line: string, complete: boolean): FeedResult {
+    this.#lastWasComplete = complete;
+    const stdin = this.#child?.stdin;
+    if (stdin !== undefined && stdin !== null && stdin.writable) stdin.write(`${line}\n`);
+    return undefined;
+  }
+
+  #stopChild(): void {
+    const child = this.#child;
+    this.#child = undefined;
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+
+  override dispose(): void {
+    super.dispose();
+    this.#stopChild();
+  }
+}

@@ -1,0 +1,11 @@
+import { hook } from "./hook.js";
+import { idle } from "./idle.js";
+import { prompt } from "./prompt.js";
+import { repeatEnter } from "./repeat-enter.js";
+import { shellIntegration } from "./shell-integration.js";
+
+/**
+ * Factories of the built-in {@link FrameDetector}s. Each call makes a new
+ * detector for one session.
+ */
+export const detectors = Object.freeze({ shellIntegration, prompt, repeatEnter, hook, idle });

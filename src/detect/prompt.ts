@@ -1,0 +1,93 @@
+import { invalidArgument, describeValue } from "../errors.js";
+import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
+
+/** Options of {@link prompt}. */
+export interface PromptOptions {
+  /**
+   * The program's continuation prompt (python's `... `), if it has one. A
+   * multi-line cell is typed one line at a time, each after a prompt.
+   */
+  readonly continuation?: string | RegExp;
+  /**
+   * Turns a cell into the lines to type, one per prompt.
+   * @default lines of the cell, blank lines dropped (an empty Enter repeats the last command in gdb)
+   */
+  readonly prepare?: (code: string) => string[];
+  /** Names the detector in `decidedBy`. @default "prompt" */
+  readonly name?: string;
+}
+
+type Matcher = (text: string) => boolean;
+
+function matcher(pattern: string | RegExp, what: string): Matcher {
+  if (typeof pattern === "string") {
+    if (pattern === "") throw invalidArgument(`Expected \`${what}\` to be a non-empty string or a RegExp, got \`""\` (string)`);
+    return (text) => text.endsWith(pattern);
+  }
+  if (pattern instanceof RegExp) {
+    const regex = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
+    return (text) => regex.test(text);
+  }
+  throw invalidArgument(`Expected \`${what}\` to be a string or a RegExp, got ${describeValue(pattern)}`);
+}
+
+function defaultLines(code: string): string[] {
+  return code.split("\n").filter((line) => line.trim() !== "");
+}
+
+/**
+ * The frame ends when the program prints its prompt: a string the
+ * unfinished last line ends with (`"(gdb) "`), or a RegExp it matches
+ * (`/^\(gdb\) $/`). Multi-line cells are typed line by line, each after the
+ * previous prompt (primary or `continuation`), as a careful person would;
+ * the echo of each typed line is removed from the output.
+ *
+ * @example
+ * ```ts
+ * await Session.spawn({ command: "gdb", args: ["./a.out"], detector: detectors.prompt("(gdb) ") });
+ * ```
+ */
+export function prompt(pattern: string | RegExp, options: PromptOptions = {}): FrameDetector {
+  const isPrompt = matcher(pattern, "pattern");
+  const isContinuation = options.continuation === undefined ? () => false : matcher(options.continuation, "continuation");
+  const prepare = options.prepare ?? defaultLines;
+  const name = options.name ?? "prompt";
+  let io: DetectorIo | undefined;
+  let pending: string[] = [];
+  let lastPrompt = "";
+  let echoPrefix: string | undefined;
+
+  return {
+    name,
+    removesEcho: true,
+    attach(detectorIo) {
+      io = detectorIo;
+    },
+    encode(code) {
+      const lines = prepare(code);
+      const first = lines.shift() ?? "";
+      pending = lines;
+      echoPrefix = lastPrompt;
+      return `${first}\r`;
+    },
+    feed(event: DetectorInput): FeedResult {
+      if (!("line" in event)) return undefined;
+      if (!event.partial) {
+        if (echoPrefix === undefined) return undefined;
+        const prefix = echoPrefix;
+        echoPrefix = undefined;
+        return prefix !== "" && event.line.startsWith(prefix.trimEnd()) ? { echo: true } : undefined;
+      }
+      const primary = isPrompt(event.line);
+      if (!primary && !isContinuation(event.line)) return undefined;
+      lastPrompt = event.line;
+      const next = pending.shift();
+      if (next !== undefined) {
+        echoPrefix = event.line;
+        io?.write(`${next}\r`);
+        return undefined;
+      }
+      return primary ? {} : undefined;
+    },
+  };
+}

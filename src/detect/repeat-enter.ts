@@ -1,0 +1,56 @@
+import { optionalPositive } from "../options.js";
+import type { DetectorInput, FeedResult, FrameDetector } from "./types.js";
+
+/** Options of {@link repeatEnter}. */
+export interface RepeatEnterOptions {
+  /**
+   * How many empty Enters follow each cell; that many identical lines in a
+   * row end the frame.
+   * @default 5
+   */
+  readonly count?: number;
+}
+
+/**
+ * Zero-config framing for any line-oriented program: each cell is followed
+ * by `count` empty Enters; once the program has answered them all with the
+ * same line (its prompt, repeated), it is waiting again. Those lines are
+ * dropped from the output. Programs that read stdin during a cell see the
+ * Enters; prefer `prompt()` or shell integration where they apply.
+ */
+export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
+  const count = optionalPositive(options.count, "count", { integer: true }) ?? 5;
+  const enters = "\r".repeat(count);
+  let last: string | undefined;
+  let run = 0;
+  const reset = () => {
+    last = undefined;
+    run = 0;
+  };
+  return {
+    name: "repeat-enter",
+    attach(io) {
+      io.write(enters);
+    },
+    encode(code) {
+      reset();
+      return `${code.replace(/\n/g, "\r")}\r${enters}`;
+    },
+    interruptSequence() {
+      reset();
+      return `\x03${enters}`;
+    },
+    feed(event: DetectorInput): FeedResult {
+      if (!("line" in event) || event.partial) return undefined;
+      const line = event.line.trimEnd();
+      if (line === last) run++;
+      else {
+        last = line;
+        run = 1;
+      }
+      if (run < count) return undefined;
+      reset();
+      return { dropLines: count };
+    },
+  };
+}

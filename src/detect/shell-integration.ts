@@ -1,0 +1,203 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { invalidArgument } from "../errors.js";
+import type { DetectorIo, FeedResult, FrameDetector, FrameEnd, SpawnPlan } from "./types.js";
+
+/** The OSC number of agent-tty's marks; terminals ignore it. */
+const OSC = "6973";
+
+/** Output of a cell the shell could not run because it was incomplete. */
+export const INCOMPLETE_CELL_MESSAGE =
+  "agent-tty: the cell is incomplete (an unclosed quote, block or heredoc) and was cancelled; fix it and run it again";
+const INCOMPLETE = { output: "end", note: INCOMPLETE_CELL_MESSAGE } as const;
+
+/** The shells {@link shellIntegration} knows how to hook. */
+export const INTEGRATED_SHELLS = ["bash", "zsh", "fish"] as const;
+
+/** Names the shell a command starts, if it is one we can hook. */
+export function integratedShell(command: string): (typeof INTEGRATED_SHELLS)[number] | undefined {
+  const name = basename(command).replace(/\.exe$/, "").replace(/-?[\d.]+$/, "");
+  return (INTEGRATED_SHELLS as readonly string[]).includes(name) ? (name as (typeof INTEGRATED_SHELLS)[number]) : undefined;
+}
+
+/**
+ * Frame detection by the shell's own hooks. The shell is started with an
+ * init file of ours (bash `--rcfile`, zsh `ZDOTDIR`, fish `--init-command`)
+ * that still loads the user's own configuration, and prints invisible OSC
+ * marks carrying a per-session secret: output starts (before each command),
+ * exit status and working directory (when the prompt is drawn), prompt
+ * drawn (ready). Output or an echoed command cannot fake a frame end: they
+ * do not know the secret. Cells are sent as one bracketed paste, so
+ * multi-line cells (loops, heredocs, functions) run as one unit.
+ */
+export function shellIntegration(): FrameDetector {
+  return new ShellIntegrationDetector();
+}
+
+class ShellIntegrationDetector implements FrameDetector {
+  readonly name = "shell-integration";
+  readonly removesEcho = true;
+  readonly markPrefix: string;
+  readonly #secret = randomBytes(12).toString("hex");
+  #tempDir: string | undefined;
+  #codeLines: string[] = [];
+  #io: DetectorIo | undefined;
+  #outputStarted = false;
+  #incomplete = false;
+  #pendingEnd: FrameEnd | undefined;
+
+  constructor() {
+    this.markPrefix = `${OSC};${this.#secret};`;
+  }
+
+  setup(plan: SpawnPlan): SpawnPlan {
+    const shell = integratedShell(plan.command);
+    if (shell === undefined) {
+      throw invalidArgument(
+        `shellIntegration() supports ${INTEGRATED_SHELLS.join(", ")}, not \`${plan.command}\`; use detectors.prompt() or detectors.repeatEnter()`,
+      );
+    }
+    this.#tempDir = mkdtempSync(join(tmpdir(), "agent-tty-"));
+    if (shell === "bash") return this.#setupBash(plan, this.#tempDir);
+    if (shell === "zsh") return this.#setupZsh(plan, this.#tempDir);
+    return this.#setupFish(plan);
+  }
+
+  #setupBash(plan: SpawnPlan, dir: string): SpawnPlan {
+    const args: string[] = [];
+    let userRc: string | undefined = join(plan.env["HOME"] ?? homedir(), ".bashrc");
+    for (let index = 0; index < plan.args.length; index++) {
+      const arg = plan.args[index] as string;
+      if (arg === "--norc") userRc = undefined;
+      else if (arg === "--rcfile" || arg === "--init-file") userRc = plan.args[++index];
+      else args.push(arg);
+    }
+    const rcFile = join(dir, "bashrc");
+    const readyMark = `\\[\\e]${this.markPrefix}B\\a\\]`;
+    const continuationMark = `\\[\\e]${this.markPrefix}P\\a\\]`;
+    const script = [
+      "# agent-tty shell integration: loads the user's rc file, then adds invisible frame marks.",
+      userRc === undefined ? "" : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
+      // PROMPT_COMMAND runs once per accepted command (never on a redraw): exit status and cwd.
+      `__agent_tty_done() {`,
+      `  printf '\\033]${this.markPrefix}D;%s;%s\\007' "$__agent_tty_status" "$PWD"`,
+      `  case "$PS1" in *${shellQuote(`${this.markPrefix}B`)}*) ;; *) PS1="$PS1"${shellQuote(readyMark)} ;; esac`,
+      `  case "$PS2" in *${shellQuote(`${this.markPrefix}P`)}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac`,
+      `  PS0=${shellQuote(`\\e]${this.markPrefix}C\\a`)}`,
+      `}`,
+      `PROMPT_COMMAND="__agent_tty_status=\\$?\${PROMPT_COMMAND:+; \${PROMPT_COMMAND%;}}; __agent_tty_done"`,
+      `rm -rf ${shellQuote(dir)}`,
+      "",
+    ].join("\n");
+    writeFileSync(rcFile, script, { mode: 0o600 });
+    return { ...plan, args: ["--rcfile", rcFile, ...args] };
+  }
+
+  #setupZsh(plan: SpawnPlan, dir: string): SpawnPlan {
+    const userDir = plan.env["ZDOTDIR"] ?? plan.env["HOME"] ?? homedir();
+    const script = [
+      "# agent-tty shell integration: loads the user's .zshrc, then adds invisible frame marks.",
+      plan.env["ZDOTDIR"] === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${shellQuote(userDir)}`,
+      `[ -r ${shellQuote(join(userDir, ".zshrc"))} ] && . ${shellQuote(join(userDir, ".zshrc"))}`,
+      `__agent_tty_precmd() { local ec=$?; print -rn -- $'\\e]${this.markPrefix}D;'"$ec;$PWD"$'\\a'; __agent_tty_prompt; }`,
+      `__agent_tty_prompt() { [[ $PROMPT == *${shellQuote(`${this.markPrefix}B`)}* ]] || PROMPT="$PROMPT"$'%{\\e]${this.markPrefix}B\\a%}'; }`,
+      `__agent_tty_preexec() { print -rn -- $'\\e]${this.markPrefix}C\\a'; }`,
+      "autoload -Uz add-zsh-hook",
+      "add-zsh-hook precmd __agent_tty_precmd",
+      "add-zsh-hook preexec __agent_tty_preexec",
+      "precmd_functions=(__agent_tty_precmd ${precmd_functions:#__agent_tty_precmd})",
+      "unsetopt PROMPT_SP 2>/dev/null",
+      `rm -rf ${shellQuote(dir)}`,
+      "",
+    ].join("\n");
+    writeFileSync(join(dir, ".zshrc"), script, { mode: 0o600 });
+    return { ...plan, env: { ...plan.env, ZDOTDIR: dir } };
+  }
+
+  #setupFish(plan: SpawnPlan): SpawnPlan {
+    const prefix = this.markPrefix;
+    const init = [
+      `function __agent_tty_preexec --on-event fish_preexec; printf '\\e]${prefix}C\\a'; end`,
+      `function __agent_tty_postexec --on-event fish_postexec; set -g __agent_tty_status $status; end`,
+      `set -g __agent_tty_status 0`,
+      `functions -c fish_prompt __agent_tty_user_prompt 2>/dev/null; or function __agent_tty_user_prompt; printf '> '; end`,
+      `function fish_prompt; set -l ec $__agent_tty_status; printf '\\e]${prefix}D;%s;%s\\a' $ec $PWD; __agent_tty_user_prompt; printf '\\e]${prefix}B\\a'; end`,
+      `function fish_right_prompt; end`,
+      `set -g fish_greeting ''`,
+    ].join("\n");
+    if (this.#tempDir !== undefined) rmSync(this.#tempDir, { recursive: true, force: true });
+    return { ...plan, args: ["--init-command", init, ...plan.args] };
+  }
+
+  attach(io: DetectorIo): void {
+    this.#io = io;
+  }
+
+  encode(code: string): string {
+    this.#codeLines = code
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
+    this.#outputStarted = false;
+    this.#incomplete = false;
+    this.#pendingEnd = undefined;
+    return `\x1b[200~${code}\x1b[201~\r`;
+  }
+
+  feed(event: Parameters<FrameDetector["feed"]>[0]): FeedResult {
+    if ("mark" in event) return this.#onMark(event.mark.slice(this.markPrefix.length));
+    if ("line" in event && !event.partial && !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(event.line))) {
+      return { echo: true };
+    }
+    return undefined;
+  }
+
+  #onMark(mark: string): FeedResult {
+    switch (mark.charAt(0)) {
+      case "C":
+        if (this.#outputStarted) return undefined;
+        this.#outputStarted = true;
+        return { output: "start" };
+      case "D": {
+        const [status = "", ...cwdParts] = mark.slice(2).split(";");
+        const exitCode = Number.parseInt(status, 10);
+        this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: cwdParts.join(";") };
+        this.#outputStarted = true;
+        return this.#incomplete ? INCOMPLETE : { output: "end" };
+      }
+      case "P":
+        // A continuation prompt: the cell is incomplete (open quote, block or heredoc). Cancel it
+        // rather than wait for input that will never come; the shell reports status 130.
+        if (this.#outputStarted || this.#incomplete) return undefined;
+        this.#incomplete = true;
+        this.#io?.write("\x03");
+        return { output: "start" };
+      case "B": {
+        // A prompt without a finished command before it is readline redrawing the line.
+        const end = this.#pendingEnd;
+        this.#pendingEnd = undefined;
+        return end;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  // Before the first command starts, what the shell shows is the echoed cell
+  // (or, with no command at all, an error about it).
+  #looksLikeEcho(line: string): boolean {
+    const trimmed = line.trim();
+    return trimmed === "" || this.#codeLines.some((code) => trimmed.includes(code));
+  }
+
+  dispose(): void {
+    if (this.#tempDir !== undefined) rmSync(this.#tempDir, { recursive: true, force: true });
+  }
+}
+
+/** Quotes a string for POSIX shells. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}

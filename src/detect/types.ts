@@ -1,0 +1,101 @@
+/**
+ * How a program is about to be started. A detector's `setup` may return a
+ * changed copy (extra args, env, files) before the PTY is spawned.
+ */
+export interface SpawnPlan {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** Returned by a detector when the program is ready for the next cell. */
+export interface FrameEnd {
+  /** The cell's exit status, where the detector can know it. */
+  exitCode?: number | null;
+  /** The program's working directory after the cell, where known. */
+  cwd?: string;
+  /** How many trailing complete lines of the cell's output were frame noise (a prompt echoed by Enter, say). */
+  dropLines?: number;
+}
+
+/**
+ * Extra verdicts a detector may return from `feed` instead of a
+ * {@link FrameEnd}: `{ echo: true }` (this line is echo or prompt noise, not
+ * output), `{ output: "start" }` (discard what the cell collected so far:
+ * it was echo) and `{ output: "end" }` (nothing after this point is the
+ * cell's output). Built-in detectors use them to remove echo exactly.
+ */
+export type FrameSignal =
+  | { readonly echo: true }
+  | { readonly output: "start" }
+  | { readonly output: "end"; /** A line the detector adds to the output, such as why the cell could not run. */ readonly note?: string };
+
+/**
+ * What a detector is fed: raw chunks as the terminal produced them, clean
+ * lines, and (for detectors that set {@link FrameDetector.markPrefix}) the
+ * body of every OSC escape sequence starting with that prefix, in stream order.
+ */
+export type DetectorInput =
+  | { readonly raw: string }
+  | { readonly line: string; readonly partial: boolean }
+  | { readonly mark: string };
+
+/** What `feed` may return. */
+export type FeedResult = FrameEnd | FrameSignal | undefined;
+
+/**
+ * Given to a detector once, after the program started: lets it write to
+ * the terminal (for example the next line of a cell, after a continuation
+ * prompt) and end a frame from a timer or a child process.
+ */
+export interface DetectorIo {
+  /** Writes bytes to the terminal. */
+  write(data: string): void;
+  /** Ends the current frame (or the ready wait) as if `feed` had returned `end`. */
+  endFrame(end?: FrameEnd): void;
+}
+
+/**
+ * Decides where a cell's output ends: the program is waiting again. One
+ * detector instance belongs to one session. Built-in detectors are made by
+ * the factories in `detectors`; a user can write their own.
+ *
+ * @example
+ * ```ts
+ * const dollar: FrameDetector = {
+ *   name: "dollar",
+ *   feed: (event) => ("line" in event && event.partial && event.line.endsWith("$ ") ? {} : undefined),
+ * };
+ * ```
+ */
+export interface FrameDetector {
+  /** Names the detector in `CellResult.decidedBy`. */
+  readonly name: string;
+  /** Adjust how the program is started (args, env, files), once. */
+  setup?(spawn: SpawnPlan): SpawnPlan | Promise<SpawnPlan>;
+  /** The bytes that submit a cell. Default: code + "\r". Called once per cell, right before it is written. */
+  encode?(code: string): string;
+  /**
+   * Sees the cell's output as it arrives: raw chunks and clean lines (the
+   * unfinished last line too, flagged `partial`, each time a read of the
+   * terminal ends with it; the same partial text is not fed twice). Returns a
+   * {@link FrameEnd} when the program is ready for the next cell.
+   */
+  feed(event: DetectorInput): FeedResult | Promise<FeedResult>;
+  /** Called once after the program started, before any `feed`. */
+  attach?(io: DetectorIo): void;
+  /** The bytes `interrupt()` writes. Default: Ctrl-C ("\x03"). */
+  interruptSequence?(): string;
+  /** OSC bodies starting with this prefix are fed as `{ mark }` events. */
+  readonly markPrefix?: string;
+  /** True when the detector removes echo itself (via `{ echo }` / `{ output }`), so the session's generic echo filter stays off. */
+  readonly removesEcho?: boolean;
+  /** Releases timers and child processes; called when the session closes. */
+  dispose?(): void;
+}
+
+/** Tells a {@link FrameSignal} from a {@link FrameEnd}. */
+export function isFrameSignal(result: FrameEnd | FrameSignal): result is FrameSignal {
+  return "echo" in result || "output" in result;
+}

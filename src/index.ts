@@ -1,0 +1,28 @@
+export { Session } from "./session.js";
+export type { ActiveCell, ExpectMatch, ExpectOptions, OutputOptions, SessionActivity, SessionState, WaitOptions } from "./session.js";
+export { SessionManager } from "./manager.js";
+export type { SessionInfo, SessionManagerOptions } from "./manager.js";
+export { Cell } from "./cell.js";
+export type {
+  AwaitingInputCellResult,
+  CellResult,
+  CellResultBase,
+  CellSnapshot,
+  CellStatus,
+  DoneCellResult,
+  ExitedCellResult,
+  FinalCellStatus,
+  StoppedCellResult,
+} from "./cell.js";
+export { detectors } from "./detect/index.js";
+export { autoDetector } from "./detect/auto.js";
+export type { HookFunction, HookOptions } from "./detect/hook.js";
+export type { IdleOptions } from "./detect/idle.js";
+export type { PromptOptions } from "./detect/prompt.js";
+export type { RepeatEnterOptions } from "./detect/repeat-enter.js";
+export type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd, FrameSignal, SpawnPlan } from "./detect/types.js";
+export { AgentTtyError, CellTimeoutError, SessionBusyError, SessionClosedError, SpawnError } from "./errors.js";
+export type { AgentTtyErrorCode, AgentTtyErrorOptions } from "./errors.js";
+export type { SessionEvent, SessionEventType, SessionEvents } from "./events.js";
+export { SESSION_DEFAULTS } from "./options.js";
+export type { CellOptions, SessionOptions } from "./options.js";

@@ -1,0 +1,265 @@
+import { describeValue, invalidArgument } from "./errors.js";
+import type { FrameDetector } from "./detect/types.js";
+
+/** Options of {@link Session.spawn}. Every field is optional. */
+export interface SessionOptions {
+  /**
+   * The program to run, looked up on `PATH`.
+   * @default "bash"
+   */
+  readonly command?: string;
+  /** @default [] */
+  readonly args?: readonly string[];
+  /** @default process.cwd() */
+  readonly cwd?: string;
+  /** Merged over `process.env`; given values win. `undefined` removes a variable. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Terminal width; wide so long lines do not wrap.
+   * @default 200
+   */
+  readonly cols?: number;
+  /** @default 50 */
+  readonly rows?: number;
+  /** `[A-Za-z0-9_.-]+`, not only dots, never `..`. Shown in errors and events. @default the command's name */
+  readonly name?: string;
+  /** Free text shown in listings: what the session is for. */
+  readonly label?: string;
+  /** Free text shown in listings. */
+  readonly description?: string;
+  /**
+   * How the end of a cell is found. `"auto"` picks shell integration for
+   * shells, a prompt detector for known REPLs and repeat-enter otherwise.
+   * @default "auto"
+   */
+  readonly detector?: "auto" | FrameDetector;
+  /**
+   * Default per-cell timeout of `run()` and `fire()`.
+   * @default 30000
+   */
+  readonly timeoutMs?: number;
+  /**
+   * How long spawn waits for the program's first prompt.
+   * @default 10000
+   */
+  readonly readyTimeoutMs?: number;
+  /**
+   * Cap of `CellResult.output` (and `raw`) in UTF-8 bytes; head and tail are kept.
+   * @default 1048576
+   */
+  readonly maxOutputBytes?: number;
+  /**
+   * Pagers off (`PAGER`/`GIT_PAGER=cat`), no git editor or credential
+   * prompts, `PYTHON_BASIC_REPL=1`. Values given in `env` win.
+   * @default true
+   */
+  readonly hardenEnv?: boolean;
+  /**
+   * How long `close()` waits after SIGHUP before SIGKILL.
+   * @default 2000
+   */
+  readonly closeGraceMs?: number;
+}
+
+/** {@link SessionOptions} with every default applied. */
+export interface NormalizedSessionOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cols: number;
+  readonly rows: number;
+  readonly name: string;
+  readonly label: string | undefined;
+  readonly description: string | undefined;
+  readonly detector: "auto" | FrameDetector;
+  readonly timeoutMs: number;
+  readonly readyTimeoutMs: number;
+  readonly maxOutputBytes: number;
+  readonly hardenEnv: boolean;
+  readonly closeGraceMs: number;
+}
+
+/** The defaults of {@link SessionOptions}, in one place. */
+export const SESSION_DEFAULTS = Object.freeze({
+  command: "bash",
+  args: Object.freeze([] as string[]),
+  cols: 200,
+  rows: 50,
+  detector: "auto" as const,
+  timeoutMs: 30_000,
+  readyTimeoutMs: 10_000,
+  maxOutputBytes: 1 << 20,
+  hardenEnv: true,
+  closeGraceMs: 2_000,
+});
+
+const KNOWN_OPTIONS = new Set([
+  "command", "args", "cwd", "env", "cols", "rows", "name", "label", "description",
+  "detector", "timeoutMs", "readyTimeoutMs", "maxOutputBytes", "hardenEnv", "closeGraceMs",
+]);
+
+const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
+
+/** Throws unless `name` is a valid session name. */
+export function assertSessionName(name: unknown, what = "name"): asserts name is string {
+  if (typeof name !== "string" || !NAME_PATTERN.test(name) || /^\.+$/.test(name) || name.includes("..") || name.length > 128) {
+    throw invalidArgument(
+      `Expected \`${what}\` to match [A-Za-z0-9_.-]+ (at most 128 characters, not only dots, no ".."), got ${describeValue(name)}`,
+    );
+  }
+}
+
+/** Checks an optional positive finite number. */
+export function optionalPositive(value: unknown, what: string, options: { integer?: boolean; allowZero?: boolean } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const ok =
+    typeof value === "number" &&
+    Number.isFinite(value) &&
+    (options.allowZero === true ? value >= 0 : value > 0) &&
+    (options.integer !== true || Number.isInteger(value));
+  if (!ok) {
+    const kind = options.integer === true ? "integer" : "finite number";
+    const sign = options.allowZero === true ? "non-negative" : "positive";
+    throw invalidArgument(`Expected \`${what}\` to be a ${sign} ${kind}, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+function optionalString(value: unknown, what: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") throw invalidArgument(`Expected \`${what}\` to be a string, got ${describeValue(value)}`);
+  return value;
+}
+
+function isDetector(value: unknown): value is FrameDetector {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as FrameDetector).name === "string" &&
+    typeof (value as FrameDetector).feed === "function"
+  );
+}
+
+/** Applies defaults and validates; throws `ERR_INVALID_ARGUMENT` on the first bad option. */
+export function normalizeSessionOptions(options: unknown): NormalizedSessionOptions {
+  if (options === undefined) options = {};
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw invalidArgument(`Expected spawn options to be an object, got ${describeValue(options)}`);
+  }
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw invalidArgument(`Unknown spawn option \`${key}\`; known options: ${[...KNOWN_OPTIONS].join(", ")}`);
+    }
+  }
+  const command = optionalString(given["command"], "command") ?? SESSION_DEFAULTS.command;
+  if (command.trim() === "") throw invalidArgument("Expected `command` to be a non-empty string, got `\"\"` (string)");
+  const args = given["args"] ?? SESSION_DEFAULTS.args;
+  if (!Array.isArray(args) || !args.every((arg) => typeof arg === "string")) {
+    throw invalidArgument(`Expected \`args\` to be an array of strings, got ${describeValue(args)}`);
+  }
+  const env = given["env"] ?? {};
+  if (typeof env !== "object" || env === null || Array.isArray(env)) {
+    throw invalidArgument(`Expected \`env\` to be an object of strings, got ${describeValue(env)}`);
+  }
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && typeof value !== "string") {
+      throw invalidArgument(`Expected \`env.${key}\` to be a string, got ${describeValue(value)}`);
+    }
+  }
+  const detector = given["detector"] ?? SESSION_DEFAULTS.detector;
+  if (detector !== "auto" && !isDetector(detector)) {
+    throw invalidArgument(
+      `Expected \`detector\` to be "auto" or a FrameDetector (an object with \`name\` and \`feed\`), got ${describeValue(detector)}`,
+    );
+  }
+  const name = given["name"] ?? defaultName(command);
+  assertSessionName(name);
+  const hardenEnv = given["hardenEnv"] ?? SESSION_DEFAULTS.hardenEnv;
+  if (typeof hardenEnv !== "boolean") throw invalidArgument(`Expected \`hardenEnv\` to be a boolean, got ${describeValue(hardenEnv)}`);
+  return {
+    command,
+    args: [...(args as string[])],
+    cwd: optionalString(given["cwd"], "cwd") ?? process.cwd(),
+    env: env as Record<string, string | undefined>,
+    cols: optionalPositive(given["cols"], "cols", { integer: true }) ?? SESSION_DEFAULTS.cols,
+    rows: optionalPositive(given["rows"], "rows", { integer: true }) ?? SESSION_DEFAULTS.rows,
+    name,
+    label: optionalString(given["label"], "label"),
+    description: optionalString(given["description"], "description"),
+    detector,
+    timeoutMs: optionalPositive(given["timeoutMs"], "timeoutMs") ?? SESSION_DEFAULTS.timeoutMs,
+    readyTimeoutMs: optionalPositive(given["readyTimeoutMs"], "readyTimeoutMs") ?? SESSION_DEFAULTS.readyTimeoutMs,
+    maxOutputBytes: optionalPositive(given["maxOutputBytes"], "maxOutputBytes", { integer: true }) ?? SESSION_DEFAULTS.maxOutputBytes,
+    hardenEnv,
+    closeGraceMs: optionalPositive(given["closeGraceMs"], "closeGraceMs", { allowZero: true }) ?? SESSION_DEFAULTS.closeGraceMs,
+  };
+}
+
+function defaultName(command: string): string {
+  const base = command.split("/").pop() ?? "session";
+  const cleaned = base.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.{2,}/g, ".");
+  return cleaned === "" || /^\.+$/.test(cleaned) ? "session" : cleaned.slice(0, 64);
+}
+
+/** Options of one cell: `run()`, `fire()`. */
+export interface CellOptions {
+  /** Overrides the session's `timeoutMs` for this cell. */
+  readonly timeoutMs?: number;
+  /** Aborting interrupts the cell (Ctrl-C) and settles it `"interrupted"`. */
+  readonly signal?: AbortSignal;
+  /**
+   * `"keep"`: on timeout the session keeps the lock (`state === "timed_out"`)
+   * until `interrupt()` or the frame ends by itself. `"interrupt"`: send
+   * Ctrl-C and release.
+   * @default "keep"
+   */
+  readonly onTimeout?: "keep" | "interrupt";
+  /** Wait for the lock instead of rejecting with `SessionBusyError`. @default false */
+  readonly queue?: boolean;
+  /** `run()` also settles when the program waits for input (`"awaiting_input"`). @default false */
+  readonly untilInput?: boolean;
+}
+
+const CELL_OPTIONS = new Set(["timeoutMs", "signal", "onTimeout", "queue", "untilInput"]);
+
+/** Validates cell options; throws `ERR_INVALID_ARGUMENT`. */
+export function normalizeCellOptions(options: unknown, defaultTimeoutMs: number) {
+  if (options === undefined) options = {};
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw invalidArgument(`Expected cell options to be an object, got ${describeValue(options)}`);
+  }
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!CELL_OPTIONS.has(key)) throw invalidArgument(`Unknown cell option \`${key}\`; known options: ${[...CELL_OPTIONS].join(", ")}`);
+  }
+  const signal = given["signal"];
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw invalidArgument(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
+  }
+  const onTimeout = given["onTimeout"] ?? "keep";
+  if (onTimeout !== "keep" && onTimeout !== "interrupt") {
+    throw invalidArgument(`Expected \`onTimeout\` to be "keep" or "interrupt", got ${describeValue(onTimeout)}`);
+  }
+  for (const flag of ["queue", "untilInput"] as const) {
+    if (given[flag] !== undefined && typeof given[flag] !== "boolean") {
+      throw invalidArgument(`Expected \`${flag}\` to be a boolean, got ${describeValue(given[flag])}`);
+    }
+  }
+  return {
+    timeoutMs: optionalPositive(given["timeoutMs"], "timeoutMs") ?? defaultTimeoutMs,
+    signal: signal as AbortSignal | undefined,
+    onTimeout: onTimeout as "keep" | "interrupt",
+    queue: given["queue"] === true,
+    untilInput: given["untilInput"] === true,
+  };
+}
+
+/** Validates the code of a cell. */
+export function normalizeCode(code: unknown): string {
+  if (typeof code !== "string") throw invalidArgument(`Expected the cell's code to be a string, got ${describeValue(code)}`);
+  const normalized = code.replace(/\r\n?/g, "\n").replace(/\n+$/, "");
+  if (normalized.trim() === "") throw invalidArgument("Expected the cell's code to be non-empty; use press(\"enter\") to send a bare Enter");
+  return normalized;
+}

@@ -1,0 +1,84 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { SpawnError } from "../errors.js";
+
+/** Variables set by `hardenEnv`: no pager, editor or credential prompt can stall a cell. */
+const HARDENED_ENV: Readonly<Record<string, string>> = Object.freeze({
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  MANPAGER: "cat",
+  SYSTEMD_PAGER: "",
+  PSQL_PAGER: "cat",
+  GIT_EDITOR: "true",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_ASKPASS: "",
+  SSH_ASKPASS: "",
+  PYTHON_BASIC_REPL: "1",
+});
+
+/**
+ * The program's environment: `process.env`, then the given values (which
+ * win; `undefined` removes one), `TERM=xterm-256color` and a UTF-8 locale
+ * unless set, and the hardened variables unless given.
+ */
+export function buildEnvironment(given: Readonly<Record<string, string | undefined>>, harden: boolean): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined) env[key] = value;
+  }
+  // Variables that describe the parent's terminal, not ours.
+  for (const key of ["COLUMNS", "LINES", "TMUX", "TMUX_PANE", "STY", "WINDOW", "TERMCAP", "WINDOWID"]) delete env[key];
+  if (harden) Object.assign(env, HARDENED_ENV);
+  if (env["TERM"] === undefined || env["TERM"] === "" || env["TERM"] === "dumb") env["TERM"] = "xterm-256color";
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  const locale = env["LC_ALL"] ?? env["LC_CTYPE"] ?? env["LANG"];
+  if (locale === undefined || locale === "" || !/utf-?8/i.test(locale)) {
+    if (env["LC_ALL"] !== undefined && env["LC_ALL"] !== "") env["LC_ALL"] = "C.UTF-8";
+    else env["LANG"] = "C.UTF-8";
+    if (env["LC_CTYPE"] !== undefined) env["LC_CTYPE"] = "C.UTF-8";
+  }
+  return env;
+}
+
+/** Throws `ERR_SPAWN` unless `cwd` is an existing directory. */
+export function checkCwd(cwd: string, command: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(cwd).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDirectory) {
+    throw new SpawnError("ERR_SPAWN", command, `cannot start '${command}': cwd '${cwd}' is not an existing directory; create it or pass another cwd`);
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The executable `command` names, looked up on `PATH` like a shell would.
+ * @throws {SpawnError} `ERR_SPAWN` when there is none.
+ */
+export function resolveCommand(command: string, path: string | undefined): string {
+  if (command.includes("/")) {
+    const absolute = isAbsolute(command) ? command : resolve(command);
+    if (isExecutable(absolute)) return absolute;
+    throw new SpawnError("ERR_SPAWN", command, `cannot start '${command}': no executable file at '${absolute}'; check the path and its permissions`);
+  }
+  for (const dir of (path ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, command);
+    if (isExecutable(candidate)) return candidate;
+  }
+  throw new SpawnError("ERR_SPAWN", command, `cannot start '${command}': command not found on PATH; install it or pass its full path`);
+}

@@ -1,0 +1,88 @@
+import { StringDecoder } from "node:string_decoder";
+import * as nodePty from "node-pty";
+import type { SpawnPlan } from "../detect/types.js";
+
+/** How the PTY's program ended. */
+export interface PtyExit {
+  readonly exitCode: number;
+  readonly signal: number | undefined;
+}
+
+/** The PTY as the rest of agent-tty sees it: text in, text out, one exit. */
+export interface PtyProcess {
+  readonly pid: number;
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Signals the program (not its whole session). */
+  kill(signal: NodeJS.Signals): void;
+  /** Stops reading and frees the PTY; idempotent. */
+  destroy(): void;
+}
+
+/** Callbacks of {@link spawnPty}. */
+export interface PtyHandlers {
+  /** Decoded text, UTF-8 sequences split between reads joined again. */
+  onData(text: string): void;
+  /** After the last data was delivered. */
+  onExit(exit: PtyExit): void;
+}
+
+/**
+ * Starts `plan` in a new PTY. The only place node-pty is imported: reads are
+ * raw Buffers decoded by one streaming UTF-8 decoder (string mode costs 2x on
+ * bulk output), and node-pty only reports exit once the terminal drained.
+ */
+export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, handlers: PtyHandlers): PtyProcess {
+  const pty = nodePty.spawn(plan.command, plan.args, {
+    name: plan.env["TERM"] ?? "xterm-256color",
+    cols: size.cols,
+    rows: size.rows,
+    cwd: plan.cwd,
+    env: plan.env,
+    encoding: null,
+  } as nodePty.IPtyForkOptions);
+  const decoder = new StringDecoder("utf8");
+  let destroyed = false;
+  let exited = false;
+
+  pty.onData((data: string | Buffer) => {
+    const text = typeof data === "string" ? data : decoder.write(data);
+    if (text !== "") handlers.onData(text);
+  });
+  pty.onExit(({ exitCode, signal }) => {
+    exited = true;
+    const rest = decoder.end();
+    if (rest !== "") handlers.onData(rest);
+    handlers.onExit({ exitCode, signal });
+  });
+
+  return {
+    pid: pty.pid,
+    write(data) {
+      if (!destroyed && !exited) pty.write(data);
+    },
+    resize(cols, rows) {
+      if (!destroyed && !exited) pty.resize(cols, rows);
+    },
+    kill(signal) {
+      if (exited) return;
+      try {
+        process.kill(pty.pid, signal);
+      } catch {
+        // already gone
+      }
+    },
+    destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      try {
+        // UnixTerminal.destroy() (missing from the typings) closes our side of the PTY.
+        const closable = pty as nodePty.IPty & { destroy?: () => void };
+        if (closable.destroy !== undefined) closable.destroy();
+        else pty.kill();
+      } catch {
+        // already closed
+      }
+    },
+  };
+}

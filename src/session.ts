@@ -1,0 +1,951 @@
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "eventemitter3";
+import { Cell, isFinalStatus, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type FinalCellStatus } from "./cell.js";
+import { autoDetector } from "./detect/auto.js";
+import { isFrameSignal, type DetectorInput, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
+import { AgentTtyError, CellTimeoutError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
+import type { SessionEvent, SessionEvents } from "./events.js";
+import { FrameCollector } from "./frame.js";
+import { BoundedQueue } from "./internal/bounded-queue.js";
+import { defer, type Deferred } from "./internal/deferred.js";
+import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, optionalPositive, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
+import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
+import { killSession } from "./pty/kill.js";
+import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
+import { EchoFilter } from "./terminal/echo-filter.js";
+import { LineAssembler, type LineSink } from "./terminal/line-assembler.js";
+import { Transcript } from "./terminal/transcript.js";
+
+/** Where a session stands. */
+export type SessionState = "starting" | "idle" | "busy" | "timed_out" | "exited" | "closed";
+
+/** What the program is doing, as far as the terminal shows. */
+export type SessionActivity = "idle" | "running" | "awaiting_input" | "exited";
+
+/** The cell holding a session's lock. */
+export interface ActiveCell {
+  readonly id: string;
+  readonly code: string;
+  readonly startedAt: Date;
+}
+
+/** Options of {@link Session.wait}. */
+export interface WaitOptions {
+  /** Gives the cell this long (from now) before it times out. @default the session's `timeoutMs` */
+  readonly timeoutMs?: number;
+  /** Also return when the program waits for input. @default false */
+  readonly untilInput?: boolean;
+}
+
+/** Options of {@link Session.expect}. */
+export interface ExpectOptions {
+  /** @default the session's `timeoutMs` */
+  readonly timeoutMs?: number;
+  /** Aborting rejects the wait with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** What {@link Session.expect} found. */
+export interface ExpectMatch {
+  /** The text that matched. */
+  readonly match: string;
+  /** The capture groups (empty for a string pattern). */
+  readonly groups: string[];
+  /** Clean text that arrived after the call and before the match. */
+  readonly before: string;
+}
+
+/** Options of {@link Session.output}. */
+export interface OutputOptions {
+  /** Raw terminal text instead of the clean transcript. @default false */
+  readonly raw?: boolean;
+  /** Ends the iteration when aborted. */
+  readonly signal?: AbortSignal;
+}
+
+type NormalizedCellOptions = ReturnType<typeof normalizeCellOptions>;
+
+/** One cell's life inside the session. */
+interface CellRun {
+  readonly id: string;
+  readonly code: string;
+  readonly options: NormalizedCellOptions;
+  readonly cell: Cell;
+  readonly control: CellControl;
+  startedAt: Date;
+  startTime: number;
+  status: CellStatus;
+  result: CellResult | undefined;
+  frame: FrameCollector | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Set while an interrupt waits for the prompt: the status the cell will settle with. */
+  stopping: FinalCellStatus | undefined;
+  /** Pending `run()`/`wait()` callers that also return on awaiting_input. */
+  inputWaiters: Array<Deferred<CellResult>>;
+  settleWaiters: Array<Deferred<CellResult>>;
+  unlisten: (() => void) | undefined;
+}
+
+/** How many settled cells `poll(id)` remembers. */
+const RETAINED_CELLS = 100;
+/** How long an interrupt waits for the prompt before releasing the lock anyway. */
+const INTERRUPT_GRACE_MS = 3_000;
+/** Bytes one `output()` consumer may fall behind before output is dropped (and said so). */
+const STREAM_BUFFER_BYTES = 8 << 20;
+/** Events one `events()` consumer may fall behind. */
+const EVENT_BUFFER_COUNT = 10_000;
+
+/**
+ * A program running in a pseudo-terminal, driven one cell at a time.
+ *
+ * @example
+ * ```ts
+ * await using sh = await Session.spawn();           // bash, shell integration
+ * const r = await sh.run("cd /tmp && ls | wc -l");
+ * r.status;   // "done"
+ * r.exitCode; // 0
+ * r.cwd;      // "/tmp"
+ * ```
+ */
+export class Session extends EventEmitter<SessionEvents> {
+  readonly #options: NormalizedSessionOptions;
+  readonly #detector: FrameDetector;
+  readonly #assembler: LineAssembler;
+  readonly #transcript = new Transcript();
+  readonly #sink: LineSink;
+  readonly #genericEcho: boolean;
+  #pty: PtyProcess | undefined;
+  #plan: SpawnPlan | undefined;
+  #state: SessionState = "starting";
+  #exitCode: number | null = null;
+  #exited = false;
+  #readyFrame: FrameCollector | undefined = new FrameCollector(1 << 16);
+  #ready: Deferred<void> = defer();
+  #lock: CellRun | undefined;
+  #echo: EchoFilter | undefined;
+  #liveGate = false;
+  #lastPartial = "";
+  readonly #queue: CellRun[] = [];
+  readonly #settled = new Map<string, CellRun>();
+  #lastRun: CellRun | undefined;
+  #exit: Deferred<void> = defer();
+  #closing: Promise<void> | undefined;
+  readonly #rawStreams = new Set<BoundedQueue<string>>();
+  readonly #cleanStreams = new Set<BoundedQueue<string>>();
+  readonly #eventStreams = new Set<BoundedQueue<SessionEvent>>();
+  readonly #lineWatchers = new Set<(line: string | undefined, partial: string) => void>();
+  readonly #exitWatchers = new Set<() => void>();
+  #lastOutputAt = 0;
+
+  /** @internal Use {@link Session.spawn}. */
+  private constructor(options: NormalizedSessionOptions, detector: FrameDetector) {
+    super();
+    this.#options = options;
+    this.#detector = detector;
+    this.#assembler = new LineAssembler(detector.markPrefix);
+    this.#genericEcho = detector.removesEcho !== true;
+    this.#sink = {
+      line: (text) => this.#onLine(text),
+      segment: (text) => this.#collect(text),
+      mark: (body) => this.#handle(this.#feed({ mark: body })),
+    };
+  }
+
+  /**
+   * Starts a program in a new PTY and resolves once it is ready for its
+   * first cell (its first prompt or frame was seen).
+   *
+   * @throws {AgentTtyError} `ERR_INVALID_ARGUMENT` for a bad option; `ERR_SPAWN`
+   * when the command or `cwd` does not exist or the program exits at once;
+   * `ERR_NOT_READY` when no prompt came within `readyTimeoutMs` (the program is killed).
+   */
+  static async spawn(options: SessionOptions = {}): Promise<Session> {
+    const normalized = normalizeSessionOptions(options);
+    const detector = normalized.detector === "auto" ? autoDetector(normalized.command, normalized.args) : normalized.detector;
+    const session = new Session(normalized, detector);
+    await session.#start();
+    return session;
+  }
+
+  async #start(): Promise<void> {
+    const options = this.#options;
+    checkCwd(options.cwd, options.command);
+    const env = buildEnvironment(options.env, options.hardenEnv);
+    const command = resolveCommand(options.command, env["PATH"]);
+    let plan: SpawnPlan = { command, args: [...options.args], cwd: options.cwd, env };
+    try {
+      if (this.#detector.setup !== undefined) plan = await this.#detector.setup(plan);
+    } catch (error) {
+      if (error instanceof AgentTtyError) throw error;
+      throw new SpawnError("ERR_SPAWN", options.command, `detector '${this.#detector.name}' could not prepare '${options.command}': ${String(error)}`, "", { cause: error });
+    }
+    this.#plan = plan;
+    try {
+      this.#pty = spawnPty(plan, { cols: options.cols, rows: options.rows }, {
+        onData: (text) => this.#onData(text),
+        onExit: (exit) => this.#onExit(exit),
+      });
+    } catch (error) {
+      this.#detector.dispose?.();
+      throw new SpawnError("ERR_SPAWN", options.command, `could not start '${options.command}': ${String(error)}`, "", { cause: error });
+    }
+    this.#detector.attach?.({
+      write: (data) => this.#pty?.write(data),
+      endFrame: (end) => this.#endFrame(end ?? {}),
+    });
+    const timer = setTimeout(() => {
+      const output = this.#readyFrame?.peek() ?? "";
+      this.#ready.reject(
+        new SpawnError(
+          "ERR_NOT_READY",
+          options.command,
+          `'${options.command}' did not become ready within ${options.readyTimeoutMs} ms (detector '${this.#detector.name}' saw no prompt); ` +
+            `raise readyTimeoutMs or pick a detector that matches its prompt`,
+          output,
+        ),
+      );
+    }, options.readyTimeoutMs);
+    try {
+      await this.#ready.promise;
+    } catch (error) {
+      await this.close();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // ── Reading the terminal ────────────────────────────────────────────
+
+  #onData(text: string): void {
+    this.#lastOutputAt = performance.now();
+    if (this.listenerCount("data") > 0) this.emit("data", text);
+    for (const stream of this.#rawStreams) stream.push(text);
+    const frame = this.#lock?.frame ?? this.#readyFrame;
+    frame?.appendRaw(text);
+    this.#handle(this.#feed({ raw: text }));
+    this.#assembler.push(text, this.#sink);
+    this.#flush();
+    const partial = this.#assembler.partialLine;
+    if (partial !== "" && partial !== this.#lastPartial) {
+      this.#lastPartial = partial;
+      for (const watcher of this.#lineWatchers) watcher(undefined, partial);
+      this.#handle(this.#feed({ line: partial, partial: true }));
+    }
+    if (this.#lock?.status === "awaiting_input") this.#setStatus(this.#lock, "running");
+  }
+
+  #onLine(text: string): void {
+    this.#lastPartial = "";
+    for (const watcher of this.#lineWatchers) watcher(text, "");
+    const verdict = this.#feed({ line: text, partial: false });
+    if (verdict !== undefined && !(verdict instanceof Promise) && isFrameSignal(verdict)) {
+      if ("echo" in verdict) return;
+      this.#handle(verdict);
+      if (verdict.output === "start") return;
+      this.#collect(`${text}\n`);
+      return;
+    }
+    if (this.#echo?.isEcho(text) !== true) this.#collect(`${text}\n`);
+    this.#handle(verdict);
+  }
+
+  #collect(text: string): void {
+    const frame = this.#lock?.frame ?? this.#readyFrame;
+    if (frame !== undefined) frame.add(text);
+    else this.#publishClean(text);
+  }
+
+  /** Moves the clean text of the current chunk to the frame, the cell's consumers and the transcript. */
+  #flush(): void {
+    const run = this.#lock;
+    const frame = run?.frame ?? this.#readyFrame;
+    if (frame === undefined) return;
+    const text = frame.flush();
+    if (text === "" || run === undefined || this.#liveGate) return;
+    run.control.push(text);
+    this.#publishClean(text);
+  }
+
+  #publishClean(text: string): void {
+    this.#transcript.append(text);
+    for (const stream of this.#cleanStreams) stream.push(text);
+  }
+
+  #feed(input: DetectorInput): FeedResult | Promise<FeedResult> {
+    try {
+      return this.#detector.feed(input);
+    } catch (error) {
+      this.#detectorFailed(error);
+      return undefined;
+    }
+  }
+
+  #detectorFailed(error: unknown): void {
+    this.#emitEvent({ type: "error", message: `detector '${this.#detector.name}' failed: ${String(error)}` });
+  }
+
+  #handle(result: FeedResult | Promise<FeedResult>): void {
+    if (result === undefined) return;
+    if (result instanceof Promise) {
+      const run = this.#lock;
+      const frame = run?.frame ?? this.#readyFrame;
+      result.then(
+        (late) => {
+          if (late !== undefined && !isFrameSignal(late) && (this.#lock?.frame ?? this.#readyFrame) === frame) this.#endFrame(late);
+        },
+        (error: unknown) => this.#detectorFailed(error),
+      );
+      return;
+    }
+    if (!isFrameSignal(result)) {
+      this.#endFrame(result);
+      return;
+    }
+    if (!("output" in result)) return;
+    const frame = this.#lock?.frame ?? this.#readyFrame;
+    if (frame === undefined) return;
+    if (result.output === "start") {
+      frame.discard();
+      this.#assembler.discardPartial();
+      this.#lastPartial = "";
+      this.#liveGate = false;
+      frame.collecting = true;
+    } else if (frame.collecting) {
+      this.#assembler.flushPartial(this.#sink);
+      this.#lastPartial = "";
+      if (result.note !== undefined) frame.add(`${result.note}\n`);
+      this.#flush();
+      frame.collecting = false;
+    }
+  }
+
+  /** The program is ready for the next cell. */
+  #endFrame(end: FrameEnd, decidedBy = this.#detector.name): void {
+    if (this.#readyFrame !== undefined) {
+      this.#readyFrame = undefined;
+      this.#state = "idle";
+      this.#ready.resolve();
+      return;
+    }
+    const run = this.#lock;
+    const frame = run?.frame;
+    if (run === undefined || frame === undefined) return;
+    this.#flush();
+    run.frame = undefined;
+    const status = run.stopping ?? "done";
+    this.#settle(run, status, frame, {
+      exitCode: status === "done" ? (end.exitCode ?? null) : null,
+      cwd: end.cwd,
+      dropLines: end.dropLines,
+      decidedBy: run.stopping === undefined ? decidedBy : run.stopping === "timeout" ? "timeout" : "interrupt",
+    });
+    this.#release(run);
+  }
+
+  #onExit(exit: PtyExit): void {
+    this.#exited = true;
+    this.#exitCode = exit.signal !== undefined && exit.signal !== 0 && exit.exitCode === 0 ? null : exit.exitCode;
+    this.#assembler.flushPartial(this.#sink);
+    this.#flush();
+    for (const watcher of [...this.#exitWatchers]) watcher();
+    if (this.#readyFrame !== undefined) {
+      const output = this.#readyFrame.finish().output;
+      this.#readyFrame = undefined;
+      const options = this.#options;
+      this.#ready.reject(
+        new SpawnError(
+          "ERR_SPAWN",
+          options.command,
+          `'${options.command}' exited at once with code ${this.#exitCode ?? `signal ${exit.signal}`}; check its arguments` +
+            (output === "" ? "" : `; it printed: ${output.slice(-500)}`),
+          output,
+        ),
+      );
+    }
+    const run = this.#lock;
+    if (run !== undefined) {
+      const frame = run.frame;
+      run.frame = undefined;
+      this.#settle(run, "exited", frame, { exitCode: this.#exitCode, decidedBy: "exit" });
+      this.#lock = undefined;
+    }
+    if (this.#state !== "closed") this.#state = "exited";
+    this.#failQueued();
+    this.#emitEvent({ type: "exit", exitCode: this.#exitCode, message: `'${this.#options.command}' exited with code ${this.#exitCode}` });
+    this.#endStreams();
+    this.#detector.dispose?.();
+    this.#exit.resolve();
+  }
+
+  // ── Cells ───────────────────────────────────────────────────────────
+
+  /**
+   * Runs one cell and resolves with its result for every outcome (`done`,
+   * `timeout`, `interrupted`, `exited`; `awaiting_input` with `untilInput`).
+   *
+   * @throws {SessionBusyError} (rejects) another cell holds the lock; nothing was written.
+   * @throws {SessionClosedError} (rejects) the session is closed or the program exited.
+   */
+  async run(code: string, options?: CellOptions): Promise<CellResult> {
+    const run = this.#createRun(code, options);
+    if (!run.options.untilInput) return run.cell.result;
+    return this.#nextSettlePoint(run, true);
+  }
+
+  /**
+   * Starts one cell and returns its handle at once (`cell.status` is
+   * `"queued"` with `{ queue: true }` while it waits its turn).
+   *
+   * @throws {SessionBusyError} another cell holds the lock; nothing was written.
+   * @throws {SessionClosedError} the session is closed or the program exited.
+   */
+  fire(code: string, options?: CellOptions): Cell {
+    return this.#createRun(code, options).cell;
+  }
+
+  #createRun(code: string, options: CellOptions | undefined): CellRun {
+    const normalizedCode = normalizeCode(code);
+    const normalized = normalizeCellOptions(options, this.#options.timeoutMs);
+    this.#assertOpen();
+    if (normalized.signal?.aborted === true) throw normalized.signal.reason;
+    const holder = this.#lock ?? this.#queue[this.#queue.length - 1];
+    if (holder !== undefined && !normalized.queue) {
+      throw new SessionBusyError(this.#options.name, (this.#lock ?? holder).id, this.#state === "timed_out");
+    }
+    const id = randomUUID().slice(0, 8);
+    let control!: CellControl;
+    const queued = holder !== undefined;
+    const run: CellRun = {
+      id,
+      code: normalizedCode,
+      options: normalized,
+      cell: new Cell(id, normalizedCode, queued ? "queued" : "running", () => this.#snapshotOutput(run), (given) => {
+        control = given;
+      }),
+      control: undefined as unknown as CellControl,
+      startedAt: new Date(),
+      startTime: performance.now(),
+      status: queued ? "queued" : "running",
+      result: undefined,
+      frame: undefined,
+      timer: undefined,
+      stopping: undefined,
+      inputWaiters: [],
+      settleWaiters: [],
+      unlisten: undefined,
+    };
+    (run as { control: CellControl }).control = control;
+    if (queued) {
+      this.#queue.push(run);
+      this.#emitEvent({ type: "fired", cellId: id, status: "queued" });
+      this.#watchAbort(run);
+    } else {
+      this.#begin(run);
+    }
+    return run;
+  }
+
+  #snapshotOutput(run: CellRun): string {
+    if (run.result !== undefined && isFinalStatus(run.result.status)) return run.result.output;
+    return run.frame?.peek() ?? "";
+  }
+
+  #begin(run: CellRun): void {
+    let bytes: string;
+    try {
+      bytes = this.#detector.encode?.(run.code) ?? `${run.code}\r`;
+    } catch (error) {
+      run.control.fail(error);
+      this.#startNext();
+      return;
+    }
+    this.#lock = run;
+    this.#state = "busy";
+    run.frame = new FrameCollector(this.#options.maxOutputBytes);
+    run.startedAt = new Date();
+    run.startTime = performance.now();
+    this.#setStatus(run, "running");
+    this.#echo = this.#genericEcho ? new EchoFilter(run.code) : undefined;
+    this.#liveGate = this.#detector.markPrefix !== undefined;
+    this.#lastPartial = "";
+    this.#transcript.append(`${run.code}\n`);
+    for (const stream of this.#cleanStreams) stream.push(`${run.code}\n`);
+    this.#armTimeout(run, run.options.timeoutMs);
+    if (run.unlisten === undefined) this.#watchAbort(run);
+    this.#emitEvent({ type: "fired", cellId: run.id, status: "running" });
+    this.#pty?.write(bytes);
+  }
+
+  #armTimeout(run: CellRun, timeoutMs: number): void {
+    if (run.timer !== undefined) clearTimeout(run.timer);
+    run.timer = setTimeout(() => this.#onTimeout(run), timeoutMs);
+  }
+
+  #watchAbort(run: CellRun): void {
+    const signal = run.options.signal;
+    if (signal === undefined) return;
+    const onAbort = () => {
+      if (run.status === "queued") {
+        this.#queue.splice(this.#queue.indexOf(run), 1);
+        run.control.fail(signal.reason);
+        return;
+      }
+      void this.#stop(run, "interrupted");
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    run.unlisten = () => signal.removeEventListener("abort", onAbort);
+  }
+
+  #onTimeout(run: CellRun): void {
+    run.timer = undefined;
+    if (this.#lock !== run || run.result !== undefined && isFinalStatus(run.result.status)) return;
+    if (run.options.onTimeout === "interrupt") {
+      void this.#stop(run, "timeout");
+      return;
+    }
+    // The command may still be running: report, but keep the lock until its prompt or interrupt().
+    this.#settle(run, "timeout", run.frame, { exitCode: null, decidedBy: "timeout" }, { keepFrame: true });
+    this.#state = "timed_out";
+  }
+
+  /** Ctrl-C (or the detector's interrupt), then wait for the prompt; settles `status`. */
+  async #stop(run: CellRun, status: FinalCellStatus): Promise<void> {
+    if (this.#lock !== run || run.stopping !== undefined) return;
+    run.stopping = run.result?.status === "timeout" ? "timeout" : status;
+    if (run.timer !== undefined) clearTimeout(run.timer);
+    run.timer = undefined;
+    this.#pty?.write(this.#detector.interruptSequence?.() ?? "\x03");
+    const grace = setTimeout(() => {
+      if (this.#lock === run) this.#endFrame({}, "interrupt");
+    }, INTERRUPT_GRACE_MS);
+    await this.#whenReleased(run);
+    clearTimeout(grace);
+  }
+
+  #whenReleased(run: CellRun): Promise<void> {
+    if (this.#lock !== run) return Promise.resolve();
+    const released = defer<CellResult>();
+    run.settleWaiters.push(released);
+    return released.promise.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  #settle(
+    run: CellRun,
+    status: FinalCellStatus | "awaiting_input",
+    frame: FrameCollector | undefined,
+    details: { exitCode: number | null; cwd?: string | undefined; dropLines?: number | undefined; decidedBy: string },
+    how: { keepFrame?: boolean } = {},
+  ): CellResult {
+    if (run.result !== undefined && isFinalStatus(run.result.status)) {
+      // Already reported (a timeout that kept the lock): wake whoever waits for the lock.
+      this.#wake(run, run.result);
+      return run.result;
+    }
+    const finished = frame?.finish(details.dropLines);
+    const base = {
+      cellId: run.id,
+      code: run.code,
+      output: finished?.output ?? "",
+      raw: finished?.raw ?? "",
+      durationMs: Math.round((performance.now() - run.startTime) * 1000) / 1000,
+      truncated: finished?.truncated ?? false,
+      omittedBytes: finished?.omittedBytes ?? 0,
+      rawOmittedBytes: finished?.rawOmittedBytes ?? 0,
+      decidedBy: details.decidedBy,
+      startedAt: run.startedAt,
+      ...(details.cwd === undefined ? {} : { cwd: details.cwd }),
+    };
+    const result = (status === "done" || status === "exited" ? { ...base, status, exitCode: details.exitCode } : { ...base, status, exitCode: null }) as CellResult;
+    run.result = result;
+    if (status === "awaiting_input") {
+      this.#setStatus(run, status);
+      for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
+      return result;
+    }
+    if (run.timer !== undefined) clearTimeout(run.timer);
+    run.timer = undefined;
+    run.unlisten?.();
+    run.status = status;
+    this.#retain(run);
+    this.#emitEvent({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
+    run.control.finish(result);
+    for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
+    if (!how.keepFrame) this.#wake(run, result);
+    return result;
+  }
+
+  #wake(run: CellRun, result: CellResult): void {
+    for (const waiter of run.settleWaiters.splice(0)) waiter.resolve(result);
+  }
+
+  #setStatus(run: CellRun, status: CellStatus): void {
+    run.status = status;
+    run.control.setStatus(status);
+  }
+
+  #retain(run: CellRun): void {
+    this.#lastRun = run;
+    this.#settled.set(run.id, run);
+    if (this.#settled.size > RETAINED_CELLS) {
+      const oldest = this.#settled.keys().next().value;
+      if (oldest !== undefined) this.#settled.delete(oldest);
+    }
+  }
+
+  /** The lock is free: the next queued cell starts (after the current chunk is handled). */
+  #release(run: CellRun): void {
+    if (this.#lock !== run) return;
+    this.#lock = undefined;
+    this.#echo = undefined;
+    this.#liveGate = false;
+    if (this.#state === "busy" || this.#state === "timed_out") this.#state = "idle";
+    queueMicrotask(() => this.#startNext());
+  }
+
+  #startNext(): void {
+    if (this.#lock !== undefined || this.#exited || this.#closing !== undefined) return;
+    const next = this.#queue.shift();
+    if (next !== undefined) this.#begin(next);
+  }
+
+  #failQueued(): void {
+    for (const run of this.#queue.splice(0)) {
+      run.unlisten?.();
+      run.control.fail(new SessionClosedError(this.#options.name, this.#exited ? "exited before the cell could start" : "was closed before the cell could start"));
+    }
+  }
+
+  #nextSettlePoint(run: CellRun, untilInput: boolean): Promise<CellResult> {
+    if (run.result !== undefined && (isFinalStatus(run.result.status) ? this.#lock !== run : untilInput)) {
+      return Promise.resolve(run.result);
+    }
+    const waiter = defer<CellResult>();
+    if (run.result !== undefined && isFinalStatus(run.result.status)) run.settleWaiters.push(waiter);
+    else {
+      if (untilInput) run.inputWaiters.push(waiter);
+      void run.cell.result.then(
+        (result) => waiter.resolve(result),
+        (error: unknown) => waiter.reject(error),
+      );
+    }
+    return waiter.promise;
+  }
+
+  /**
+   * Waits for the active cell's next settle point and returns a result of
+   * the same cell (its whole output so far). With no active cell, returns the
+   * last cell's result.
+   */
+  async wait(options: WaitOptions = {}): Promise<CellResult> {
+    this.#assertNotClosedByUser();
+    const timeoutMs = optionalPositive(options.timeoutMs, "timeoutMs");
+    const run = this.#lock ?? this.#queue[0];
+    if (run === undefined) {
+      const last = this.#lastRun?.result;
+      if (last === undefined) throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.#options.name}' has run no cell yet; call run() first`);
+      return last;
+    }
+    if (timeoutMs !== undefined && this.#lock === run && run.timer !== undefined) this.#armTimeout(run, timeoutMs);
+    if (run.status === "awaiting_input") run.result = undefined;
+    return this.#nextSettlePoint(run, options.untilInput === true);
+  }
+
+  /**
+   * Sends Ctrl-C (or the detector's interrupt sequence), settles the active
+   * cell `"interrupted"` and resolves once the program shows its prompt
+   * again (the lock is then free). Resolves with that cell's result, or
+   * `undefined` when no cell was active.
+   */
+  async interrupt(): Promise<CellResult | undefined> {
+    this.#assertOpen();
+    const run = this.#lock;
+    if (run === undefined) return undefined;
+    await this.#stop(run, "interrupted");
+    return run.result;
+  }
+
+  /**
+   * The status of a cell: synchronous and cheap. With no id, the active or
+   * last cell (`undefined` before the first).
+   *
+   * @throws {AgentTtyError} `ERR_UNKNOWN_CELL` for an id this session does not know (the last 100 settled cells are kept).
+   */
+  poll(cellId?: string): CellSnapshot | undefined {
+    if (cellId !== undefined && typeof cellId !== "string") throw invalidArgument(`Expected \`cellId\` to be a string, got ${describeValue(cellId)}`);
+    const run =
+      cellId === undefined
+        ? (this.#lock ?? this.#queue[0] ?? this.#lastRun)
+        : this.#lock?.id === cellId
+          ? this.#lock
+          : (this.#settled.get(cellId) ?? this.#queue.find((queued) => queued.id === cellId));
+    if (run === undefined) {
+      if (cellId === undefined) return undefined;
+      throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.#options.name}' has no cell '${cellId}' (the last ${RETAINED_CELLS} cells are kept)`);
+    }
+    const result = run.result;
+    if (result === undefined) return { cellId: run.id, status: run.status };
+    return { cellId: run.id, status: run.status, output: result.output, exitCode: result.exitCode };
+  }
+
+  // ── Input ──────────────────────────────────────────────────────────
+
+  /** Writes raw bytes: no framing, no lock. */
+  write(data: string): void {
+    if (typeof data !== "string") throw invalidArgument(`Expected \`data\` to be a string, got ${describeValue(data)}`);
+    this.#assertOpen();
+    this.#pty?.write(data);
+    if (this.#lock?.status === "awaiting_input") this.#setStatus(this.#lock, "running");
+  }
+
+  /** Types literal text (no Enter added). */
+  type(text: string): void {
+    if (typeof text !== "string") throw invalidArgument(`Expected \`text\` to be a string, got ${describeValue(text)}`);
+    this.write(text);
+  }
+
+  /** Changes the terminal size; the program gets SIGWINCH. */
+  resize(cols: number, rows: number): void {
+    optionalPositive(cols, "cols", { integer: true });
+    optionalPositive(rows, "rows", { integer: true });
+    this.#assertOpen();
+    this.#pty?.resize(cols, rows);
+  }
+
+  /**
+   * Waits for `pattern` in output that arrives after the call (clean text;
+   * a prompt without a newline counts).
+   *
+   * @throws {CellTimeoutError} (rejects) no match within `timeoutMs`; carries the recent output.
+   */
+  expect(pattern: string | RegExp, options: ExpectOptions = {}): Promise<ExpectMatch> {
+    if (typeof pattern !== "string" && !(pattern instanceof RegExp)) {
+      return Promise.reject(invalidArgument(`Expected \`pattern\` to be a string or a RegExp, got ${describeValue(pattern)}`));
+    }
+    if (pattern === "") return Promise.reject(invalidArgument("Expected `pattern` to be a non-empty string"));
+    let timeoutMs: number;
+    try {
+      timeoutMs = optionalPositive(options.timeoutMs, "timeoutMs") ?? this.#options.timeoutMs;
+      this.#assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const regex = typeof pattern === "string" ? undefined : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
+    const found = defer<ExpectMatch>();
+    // Only what arrives after the call counts: skip the part of the unfinished line already shown.
+    let skip = this.#assembler.partialLine.length;
+    let seen = "";
+    const check = (line: string | undefined, partial: string) => {
+      if (line !== undefined) {
+        seen += `${line.slice(skip)}\n`;
+        skip = 0;
+        if (seen.length > 1 << 20) seen = seen.slice(seen.length - (1 << 19));
+      }
+      const text = seen + partial.slice(skip);
+      const match = regex === undefined ? stringMatch(text, pattern as string) : regex.exec(text);
+      if (match === null) return;
+      finish();
+      found.resolve({ match: match[0], groups: match.slice(1).map((group) => group ?? ""), before: text.slice(0, match.index) });
+    };
+    const timer = setTimeout(() => {
+      finish();
+      const recent = (seen + this.#assembler.partialLine.slice(skip)).slice(-2000);
+      found.reject(new CellTimeoutError(`expect(${String(pattern)}) saw no match within ${timeoutMs} ms in session '${this.#options.name}'; see recentOutput for what came instead`, recent));
+    }, timeoutMs);
+    const onAbort = () => {
+      finish();
+      found.reject(options.signal?.reason);
+    };
+    const onExit = () => {
+      finish();
+      found.reject(new SessionClosedError(this.#options.name, "ended before the expected text came"));
+    };
+    const finish = () => {
+      this.#lineWatchers.delete(check);
+      this.#exitWatchers.delete(onExit);
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    this.#lineWatchers.add(check);
+    this.#exitWatchers.add(onExit);
+    return found.promise;
+  }
+
+  // ── Streams, events, transcript ─────────────────────────────────────
+
+  /**
+   * The session's output from now on: the clean transcript (cells' input
+   * lines and output, without prompts or echo), or with `{ raw: true }` the
+   * terminal's text. Ends when the session ends. A consumer that falls
+   * behind gets `[agent-tty: dropped N bytes]` in place of what was lost.
+   */
+  output(options: OutputOptions = {}): AsyncIterableIterator<string> {
+    const streams = options.raw === true ? this.#rawStreams : this.#cleanStreams;
+    const queue = new BoundedQueue<string>({
+      maxUnits: STREAM_BUFFER_BYTES,
+      sizeOf: (chunk) => chunk.length,
+      droppedItem: (dropped) => `[agent-tty: dropped ${dropped} bytes]`,
+      onDone: () => streams.delete(queue),
+    });
+    if (this.#exited || this.#closing !== undefined) queue.end();
+    else streams.add(queue);
+    options.signal?.addEventListener("abort", () => queue.end(), { once: true });
+    return queue;
+  }
+
+  /** Every {@link SessionEvent} from now on; ends when the session ends. */
+  events(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<SessionEvent> {
+    const queue: BoundedQueue<SessionEvent> = new BoundedQueue<SessionEvent>({
+      maxUnits: EVENT_BUFFER_COUNT,
+      sizeOf: () => 1,
+      droppedItem: (dropped) => this.#event({ type: "error", message: `dropped ${dropped} events: the consumer fell behind` }),
+      onDone: () => this.#eventStreams.delete(queue),
+    });
+    if (this.#exited || this.#closing !== undefined) queue.end();
+    else this.#eventStreams.add(queue);
+    options.signal?.addEventListener("abort", () => queue.end(), { once: true });
+    return queue;
+  }
+
+  /** Emits a `notify` event other watchers see. */
+  notify(message: string): void {
+    if (typeof message !== "string") throw invalidArgument(`Expected \`message\` to be a string, got ${describeValue(message)}`);
+    this.#assertOpen();
+    this.#emitEvent({ type: "notify", message });
+  }
+
+  /** The last `lines` lines of the clean transcript, `\n`-joined. */
+  history(lines = 100): string {
+    optionalPositive(lines, "lines", { integer: true });
+    return this.#transcript.lastLines(lines);
+  }
+
+  #event(fields: Omit<SessionEvent, "session" | "ts">): SessionEvent {
+    return { ...fields, session: this.#options.name, ts: new Date().toISOString() };
+  }
+
+  #emitEvent(fields: Omit<SessionEvent, "session" | "ts">): void {
+    const event = this.#event(fields);
+    for (const stream of this.#eventStreams) stream.push(event);
+    if (event.type === "fired" || event.type === "done") this.emit("cell", event);
+    else if (event.type === "notify") this.emit("notify", event);
+    else if (event.type === "exit") this.emit("exit", event);
+    this.emit("event", event);
+  }
+
+  #endStreams(): void {
+    for (const stream of [...this.#rawStreams, ...this.#cleanStreams]) stream.end();
+    for (const stream of this.#eventStreams) stream.end();
+  }
+
+  // ── State and lifecycle ─────────────────────────────────────────────
+
+  /** `"starting" | "idle" | "busy" | "timed_out" | "exited" | "closed"`. */
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  /** What the program is doing: `"idle" | "running" | "awaiting_input" | "exited"`. */
+  get activity(): SessionActivity {
+    if (this.#exited || this.#closing !== undefined) return "exited";
+    const run = this.#lock;
+    if (run === undefined) return "idle";
+    return run.status === "awaiting_input" ? "awaiting_input" : "running";
+  }
+
+  /** The program's process id. */
+  get pid(): number | undefined {
+    return this.#pty?.pid;
+  }
+
+  /** The program's exit status once it exited (`null` before, or when killed by a signal). */
+  get exitCode(): number | null {
+    return this.#exitCode;
+  }
+
+  get name(): string {
+    return this.#options.name;
+  }
+
+  get label(): string | undefined {
+    return this.#options.label;
+  }
+
+  get description(): string | undefined {
+    return this.#options.description;
+  }
+
+  /** The command the session runs, as given. */
+  get command(): string {
+    return this.#options.command;
+  }
+
+  /** The detector in use. */
+  get detector(): FrameDetector {
+    return this.#detector;
+  }
+
+  /** The cell holding the lock, if any. */
+  get activeCell(): ActiveCell | null {
+    const run = this.#lock;
+    return run === undefined ? null : { id: run.id, code: run.code, startedAt: run.startedAt };
+  }
+
+  /** Milliseconds since the program last printed anything. */
+  get quietMs(): number {
+    return performance.now() - this.#lastOutputAt;
+  }
+
+  #assertOpen(): void {
+    if (this.#closing !== undefined) throw new SessionClosedError(this.#options.name);
+    if (this.#exited) throw new SessionClosedError(this.#options.name, `exited (code ${this.#exitCode})`);
+  }
+
+  #assertNotClosedByUser(): void {
+    if (this.#closing !== undefined) throw new SessionClosedError(this.#options.name);
+  }
+
+  /**
+   * Ends the program (SIGHUP to its process group, then SIGKILL to every
+   * process of its terminal session after `closeGraceMs`), settles an active
+   * cell `"exited"`, frees the PTY. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    const pty = this.#pty;
+    this.#failQueued();
+    if (pty !== undefined && !this.#exited) {
+      await killSession(pty, this.#exit.promise, this.#options.closeGraceMs);
+    }
+    pty?.destroy();
+    if (!this.#exited) {
+      // The PTY never reported an exit: settle everything as if it had.
+      this.#onExit({ exitCode: this.#exitCode ?? 0, signal: undefined });
+    }
+    this.#state = "closed";
+    this.#detector.dispose?.();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** How the program was started, after the detector's setup. */
+  get spawnPlan(): Readonly<SpawnPlan> | undefined {
+    return this.#plan;
+  }
+}
+
+/** A string pattern's match, shaped like a RegExp's. */
+function stringMatch(text: string, pattern: string): { 0: string; index: number; slice(start: number): string[] } | null {
+  const index = text.indexOf(pattern);
+  return index === -1 ? null : { 0: pattern, index, slice: () => [] };
+}

@@ -1,0 +1,229 @@
+/** Receives what {@link LineAssembler} makes of the terminal's text. */
+export interface LineSink {
+  /** A complete clean line (without its newline). */
+  line(text: string): void;
+  /** A piece of a line too long to hold: output, but no newline follows. */
+  segment(text: string): void;
+  /** The body of an OSC sequence that starts with the mark prefix. */
+  mark(body: string): void;
+}
+
+/** Longest unfinished line kept whole; longer ones are passed on in segments so memory stays bounded. */
+const MAX_LINE_CHARS = 64 * 1024;
+/** An escape string (OSC, DCS…) longer than this is taken as garbage, not swallowed output. */
+const MAX_ESCAPE_CHARS = 8 * 1024;
+
+// Anything but plain text, tab and "\r\n" sends a chunk down the slow path.
+const NEEDS_SLOW_PATH = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)/;
+const SPECIAL = /[\x00-\x08\x0a-\x1f\x7f]/g;
+
+/**
+ * Turns terminal text into clean lines, the way a person reads the screen:
+ * escape sequences removed, carriage-return redraws and backspaces
+ * collapsed (progress bars keep their final state), `\r\n` → `\n`. Keeps the
+ * unfinished last line (and an escape sequence cut between chunks) until the
+ * rest arrives.
+ */
+export class LineAssembler {
+  #text = "";
+  #col = 0;
+  #pending = "";
+  readonly #markPrefix: string | undefined;
+
+  constructor(markPrefix?: string) {
+    this.#markPrefix = markPrefix;
+  }
+
+  /** The unfinished last line, cleaned. */
+  get partialLine(): string {
+    return this.#text;
+  }
+
+  /** Forgets the unfinished last line. */
+  discardPartial(): void {
+    this.#text = "";
+    this.#col = 0;
+  }
+
+  /** Hands the unfinished last line to `sink.segment` and forgets it. */
+  flushPartial(sink: LineSink): void {
+    if (this.#text !== "") sink.segment(this.#text);
+    this.discardPartial();
+  }
+
+  /** Feeds decoded terminal text. */
+  push(chunk: string, sink: LineSink): void {
+    let text = chunk;
+    if (this.#pending !== "") {
+      text = this.#pending + chunk;
+      this.#pending = "";
+    }
+    if (this.#col === this.#text.length && !NEEDS_SLOW_PATH.test(text)) {
+      this.#pushPlain(text, sink);
+    } else {
+      this.#pushControl(text, sink);
+    }
+  }
+
+  #pushPlain(text: string, sink: LineSink): void {
+    let start = 0;
+    let newline = text.indexOf("\n");
+    if (newline === -1) {
+      this.#append(text, sink);
+      return;
+    }
+    while (newline !== -1) {
+      const end = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+      const piece = text.slice(start, end);
+      if (this.#text === "") {
+        sink.line(piece);
+      } else {
+        sink.line(this.#text + piece);
+        this.#text = "";
+        this.#col = 0;
+      }
+      start = newline + 1;
+      newline = text.indexOf("\n", start);
+    }
+    if (start < text.length) this.#append(text.slice(start), sink);
+  }
+
+  #append(piece: string, sink: LineSink): void {
+    this.#text += piece;
+    this.#col = this.#text.length;
+    if (this.#text.length > MAX_LINE_CHARS) {
+      sink.segment(this.#text);
+      this.discardPartial();
+    }
+  }
+
+  #put(piece: string, sink: LineSink): void {
+    const text = this.#text;
+    const col = this.#col;
+    if (col === text.length) {
+      this.#append(piece, sink);
+      return;
+    }
+    const before = col > text.length ? text + " ".repeat(col - text.length) : text.slice(0, col);
+    this.#text = before + piece + text.slice(col + piece.length);
+    this.#col = col + piece.length;
+  }
+
+  #endLine(sink: LineSink): void {
+    sink.line(this.#text);
+    this.#text = "";
+    this.#col = 0;
+  }
+
+  #pushControl(text: string, sink: LineSink): void {
+    const length = text.length;
+    let index = 0;
+    while (index < length) {
+      SPECIAL.lastIndex = index;
+      const found = SPECIAL.exec(text);
+      const next = found === null ? length : found.index;
+      if (next > index) this.#put(text.slice(index, next), sink);
+      if (next >= length) return;
+      const code = text.charCodeAt(next);
+      index = next + 1;
+      if (code === 0x0a) this.#endLine(sink);
+      else if (code === 0x0d) this.#col = 0;
+      else if (code === 0x08) this.#col = Math.max(0, this.#col - 1);
+      else if (code === 0x1b) {
+        const end = this.#escape(text, next, sink);
+        if (end === -1) {
+          this.#pending = text.slice(next);
+          return;
+        }
+        index = end;
+      }
+      // Every other control character (BEL, NUL, SI/SO…) shows nothing.
+    }
+  }
+
+  /** Handles the escape sequence at `start`; returns where it ends, or -1 when it is cut off. */
+  #escape(text: string, start: number, sink: LineSink): number {
+    const kind = text.charCodeAt(start + 1);
+    if (Number.isNaN(kind)) return -1;
+    if (kind === 0x5b /* [ */) return this.#csi(text, start + 2);
+    if (kind === 0x5d /* ] */ || kind === 0x50 /* P */ || kind === 0x5f /* _ */ || kind === 0x5e /* ^ */ || kind === 0x58 /* X */) {
+      return this.#escapeString(text, start, kind === 0x5d, sink);
+    }
+    if (kind >= 0x20 && kind <= 0x2f) {
+      // ESC + intermediate + final: character set designations and the like.
+      return start + 2 < text.length ? start + 3 : -1;
+    }
+    return start + 2;
+  }
+
+  #escapeString(text: string, start: number, isOsc: boolean, sink: LineSink): number {
+    const bodyStart = start + 2;
+    const limit = Math.min(text.length, bodyStart + MAX_ESCAPE_CHARS);
+    for (let index = bodyStart; index < limit; index++) {
+      const code = text.charCodeAt(index);
+      if (code === 0x07 || (code === 0x1b && text.charCodeAt(index + 1) === 0x5c)) {
+        if (isOsc && this.#markPrefix !== undefined) {
+          const body = text.slice(bodyStart, index);
+          if (body.startsWith(this.#markPrefix)) sink.mark(body);
+        }
+        return code === 0x07 ? index + 1 : index + 2;
+      }
+      if (code === 0x1b && index + 1 >= text.length) return -1;
+    }
+    if (limit === text.length && limit - bodyStart < MAX_ESCAPE_CHARS) return -1;
+    // Never terminated within reason: show what follows instead of swallowing it.
+    return bodyStart;
+  }
+
+  #csi(text: string, paramsStart: number): number {
+    let index = paramsStart;
+    const length = text.length;
+    while (index < length) {
+      const code = text.charCodeAt(index);
+      if (code >= 0x40 && code <= 0x7e) {
+        this.#applyCsi(text.slice(paramsStart, index), code);
+        return index + 1;
+      }
+      if (code < 0x20 || code > 0x3f) return index; // malformed: drop what we read
+      index++;
+      if (index - paramsStart > MAX_ESCAPE_CHARS) return index;
+    }
+    return -1;
+  }
+
+  #applyCsi(params: string, final: number): void {
+    if (final !== 0x4b && final !== 0x43 && final !== 0x44 && final !== 0x47 && final !== 0x50 && final !== 0x40 && final !== 0x58) {
+      return; // colours, modes, vertical moves: nothing a line reader keeps
+    }
+    if (params.charCodeAt(0) === 0x3f /* ? private */) return;
+    const value = Number.parseInt(params, 10);
+    const count = Number.isNaN(value) || value < 1 ? 1 : value;
+    const text = this.#text;
+    const col = this.#col;
+    switch (final) {
+      case 0x4b: // K: erase in line
+        if (Number.isNaN(value) || value === 0) this.#text = text.slice(0, col);
+        else if (value === 1) this.#text = " ".repeat(Math.min(col + 1, text.length)) + text.slice(col + 1);
+        else this.#text = "";
+        break;
+      case 0x43: // C: cursor forward
+        this.#col = col + count;
+        break;
+      case 0x44: // D: cursor back
+        this.#col = Math.max(0, col - count);
+        break;
+      case 0x47: // G: cursor to column
+        this.#col = count - 1;
+        break;
+      case 0x50: // P: delete characters
+        this.#text = text.slice(0, col) + text.slice(col + count);
+        break;
+      case 0x40: // @: insert blanks
+        this.#text = text.slice(0, col) + " ".repeat(count) + text.slice(col);
+        break;
+      case 0x58: // X: erase characters
+        this.#text = text.slice(0, col) + " ".repeat(Math.min(count, Math.max(0, text.length - col))) + text.slice(col + count);
+        break;
+    }
+  }
+}
