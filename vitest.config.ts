@@ -7,5 +7,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // A plain, machine-readable record of every run (.ci/run prints its totals).
+    reporters: ["default", ["json", { outputFile: ".vitest-results.json" }]],
   },
 });
