@@ -56,6 +56,8 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   let pending: string[] = [];
   let lastPrompt = "";
   let echoPrefix: string | undefined;
+  // A prompt only counts once the Enter of the last typed line came back: before that it is a redraw.
+  let lineEnded = true;
 
   return {
     name,
@@ -68,22 +70,26 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       const first = lines.shift() ?? "";
       pending = lines;
       echoPrefix = lastPrompt;
+      lineEnded = false;
       return `${first}\r`;
     },
     feed(event: DetectorInput): FeedResult {
       if (!("line" in event)) return undefined;
       if (!event.partial) {
+        lineEnded = true;
         if (echoPrefix === undefined) return undefined;
         const prefix = echoPrefix;
         echoPrefix = undefined;
         return prefix !== "" && event.line.startsWith(prefix.trimEnd()) ? { echo: true } : undefined;
       }
+      if (!lineEnded) return undefined;
       const primary = isPrompt(event.line);
       if (!primary && !isContinuation(event.line)) return undefined;
       lastPrompt = event.line;
       const next = pending.shift();
       if (next !== undefined) {
         echoPrefix = event.line;
+        lineEnded = false;
         io?.write(`${next}\r`);
         return undefined;
       }

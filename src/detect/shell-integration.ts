@@ -120,10 +120,10 @@ class ShellIntegrationDetector implements FrameDetector {
     const prefix = this.markPrefix;
     const init = [
       `function __agent_tty_preexec --on-event fish_preexec; printf '\\e]${prefix}C\\a'; end`,
-      `function __agent_tty_postexec --on-event fish_postexec; set -g __agent_tty_status $status; end`,
-      `set -g __agent_tty_status 0`,
+      // Marked right after the command, before fish redraws a line that lacks its newline.
+      `function __agent_tty_postexec --on-event fish_postexec; printf '\\e]${prefix}D;%s;%s\\a' $status $PWD; set -g __agent_tty_marked 1; end`,
       `functions -c fish_prompt __agent_tty_user_prompt 2>/dev/null; or function __agent_tty_user_prompt; printf '> '; end`,
-      `function fish_prompt; set -l ec $__agent_tty_status; printf '\\e]${prefix}D;%s;%s\\a' $ec $PWD; __agent_tty_user_prompt; printf '\\e]${prefix}B\\a'; end`,
+      `function fish_prompt; set -l ec $status; set -q __agent_tty_marked; or printf '\\e]${prefix}D;%s;%s\\a' $ec $PWD; set -e __agent_tty_marked; __agent_tty_user_prompt; printf '\\e]${prefix}B\\a'; end`,
       `function fish_right_prompt; end`,
       `set -g fish_greeting ''`,
     ].join("\n");
