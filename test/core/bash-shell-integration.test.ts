@@ -1,0 +1,167 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { detectors } from "../../src/index.js";
+import { spawnBash } from "../helpers/sessions.js";
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("bash with shell integration", () => {
+  it('"auto" picks shell integration for bash and frames a simple cell', async () => {
+    const sh = await spawnBash();
+    expect(sh.state).toBe("idle");
+    const r = await sh.run("echo hello");
+    expect(r.status).toBe("done");
+    expect(r.decidedBy).toBe("shell-integration");
+    expect(r.output).toBe("hello");
+    expect(r.exitCode).toBe(0);
+    expect(r.truncated).toBe(false);
+    expect(r.omittedBytes).toBe(0);
+    expect(typeof r.cellId).toBe("string");
+    expect(r.durationMs).toBeGreaterThan(0);
+    expect(r.startedAt).toBeInstanceOf(Date);
+    expect(sh.state).toBe("idle");
+  });
+
+  it("explicit detectors.shellIntegration() works the same", async () => {
+    const sh = await spawnBash({ detector: detectors.shellIntegration() });
+    const r = await sh.run("echo $((6 * 7))");
+    expect(r.output).toBe("42");
+    expect(r.decidedBy).toBe("shell-integration");
+  });
+
+  it("reports the exit status of each cell", async () => {
+    const sh = await spawnBash();
+    expect((await sh.run("true")).exitCode).toBe(0);
+    expect((await sh.run("false")).exitCode).toBe(1);
+    const r = await sh.run("(exit 7)");
+    expect(r.status).toBe("done");
+    expect(r.exitCode).toBe(7);
+    const missing = await sh.run("no-such-command-agent-tty-xyz");
+    expect(missing.status).toBe("done");
+    expect(missing.exitCode).toBe(127);
+    expect(missing.output).toContain("no-such-command-agent-tty-xyz");
+    expect(missing.output).toMatch(/command not found/);
+  });
+
+  it("reports the shell's working directory after the cell", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-tty-cwd-")));
+    temps.push(dir);
+    const sh = await spawnBash({ cwd: dir });
+    const first = await sh.run("pwd");
+    expect(first.output).toBe(dir);
+    expect(first.cwd).toBe(dir);
+    const r = await sh.run("mkdir -p sub && cd sub");
+    expect(r.cwd).toBe(join(dir, "sub"));
+    expect(r.exitCode).toBe(0);
+    const after = await sh.run("pwd");
+    expect(after.output).toBe(join(dir, "sub"));
+  });
+
+  it("keeps shell state between cells", async () => {
+    const sh = await spawnBash();
+    await sh.run("AGENT_TTY_X=persisted; f() { echo \"f:$1\"; }");
+    const r = await sh.run('echo "$AGENT_TTY_X"; f arg');
+    expect(r.output).toBe("persisted\nf:arg");
+  });
+
+  it("runs multi-line cells (loops, heredocs, functions) as one unit", async () => {
+    const sh = await spawnBash();
+    const loop = await sh.run("for i in 1 2 3; do\n  echo \"n=$i\"\ndone");
+    expect(loop.output).toBe("n=1\nn=2\nn=3");
+    expect(loop.exitCode).toBe(0);
+    const heredoc = await sh.run("cat <<'EOF'\nline one\n  line $two\nEOF");
+    expect(heredoc.output).toBe("line one\n  line $two");
+    const fn = await sh.run("greet() {\n  echo \"hi $1\"\n  return 3\n}\ngreet bob");
+    expect(fn.output).toBe("hi bob");
+    expect(fn.exitCode).toBe(3);
+  });
+
+  it("output has no echoed command, no prompt and no escape sequences", async () => {
+    const sh = await spawnBash({ env: { PS1: "MYPROMPT$ " } });
+    const r = await sh.run("printf '\\033[1;31mred\\033[0m plain\\n'; echo second");
+    expect(r.output).toBe("red plain\nsecond");
+    expect(r.output).not.toContain("\x1b");
+    expect(r.output).not.toContain("MYPROMPT");
+    expect(r.output).not.toContain("printf");
+    expect(r.output).not.toContain("\r");
+  });
+
+  it("collapses carriage-return progress redraws to what the screen finally shows", async () => {
+    const sh = await spawnBash();
+    const r = await sh.run("for p in 10 50 100; do printf '\\rprogress %3d%%' $p; sleep 0.05; done; printf '\\n'; echo finished");
+    expect(r.output).toBe("progress 100%\nfinished");
+  });
+
+  it("collapses a shorter redraw over a longer line like a terminal does", async () => {
+    const sh = await spawnBash();
+    const r = await sh.run("printf 'abcdef\\rXY\\n'");
+    expect(r.output).toBe("XYcdef");
+  });
+
+  it("keeps the last line printed without a trailing newline", async () => {
+    const sh = await spawnBash();
+    const r = await sh.run("printf 'no newline here'");
+    expect(r.output).toBe("no newline here");
+    expect(r.exitCode).toBe(0);
+    const next = await sh.run("echo next");
+    expect(next.output).toBe("next");
+  });
+
+  it("decodes multi-byte UTF-8 split across reads", async () => {
+    const sh = await spawnBash();
+    // 30000 three- and four-byte characters: PTY reads split them at arbitrary bytes.
+    const r = await sh.run("python3 -c \"import sys; sys.stdout.write('é€😀' * 10000 + '\\n')\"");
+    expect(r.status).toBe("done");
+    expect(r.output).not.toContain("\uFFFD");
+    expect(r.output).toBe("é€😀".repeat(10000));
+  });
+
+  it("a program's output cannot fake the end of a frame", async () => {
+    const sh = await spawnBash();
+    // An OSC 133-style mark and a fake agent-tty mark without the secret.
+    const r = await sh.run("printf '\\033]133;D;0\\007\\033]6973;fake;D;0;/\\007'; sleep 0.3; echo real-end");
+    expect(r.output).toBe("real-end");
+  });
+
+  it("an incomplete cell (unclosed quote) settles instead of hanging", async () => {
+    const sh = await spawnBash();
+    const r = await sh.run("echo 'unclosed", { timeoutMs: 5_000 });
+    expect(r.status).toBe("done");
+    expect(r.exitCode).not.toBe(0);
+    const next = await sh.run("echo ok");
+    expect(next.output).toBe("ok");
+  });
+
+  it("raw holds the terminal's bytes, escapes included", async () => {
+    const sh = await spawnBash();
+    const r = await sh.run("printf '\\033[32mgreen\\033[0m\\n'");
+    expect(r.output).toBe("green");
+    expect(typeof r.raw).toBe("string");
+    expect(r.raw).toContain("\x1b[32mgreen\x1b[0m");
+    expect(r.rawOmittedBytes).toBe(0);
+  });
+});
+
+describe("bash with repeat-enter", () => {
+  it("frames cells with N empty Enters and drops the repeated prompt lines", async () => {
+    const sh = await spawnBash({ detector: detectors.repeatEnter({ count: 3 }), env: { PS1: "rp$ " } });
+    const r = await sh.run("echo alpha; echo beta");
+    expect(r.status).toBe("done");
+    expect(r.decidedBy).toBe("repeat-enter");
+    expect(r.output).toBe("alpha\nbeta");
+    expect(r.exitCode).toBeNull();
+    const second = await sh.run("X=5; echo $((X + 1))");
+    expect(second.output).toBe("6");
+  });
+
+  it("a cell that takes a while is not cut short by the Enters", async () => {
+    const sh = await spawnBash({ detector: detectors.repeatEnter({ count: 3 }), env: { PS1: "rp$ " } });
+    const r = await sh.run("sleep 0.4; echo slow-done");
+    expect(r.output).toBe("slow-done");
+  });
+});
