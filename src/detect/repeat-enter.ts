@@ -15,8 +15,9 @@ export interface RepeatEnterOptions {
  * Zero-config framing for any line-oriented program: each cell is followed
  * by `count` empty Enters; once the program has answered them all with the
  * same line (its prompt, repeated), it is waiting again. Those lines are
- * dropped from the output. Programs that read stdin during a cell see the
- * Enters; prefer `prompt()` or shell integration where they apply.
+ * dropped from the output. The prompt must be visible (empty lines do not
+ * count). Programs that read stdin during a cell see the Enters; prefer
+ * `prompt()` or shell integration where they apply.
  */
 export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
   const count = optionalPositive(options.count, "count", { integer: true }) ?? 5;
@@ -43,6 +44,11 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
     feed(event: DetectorInput): FeedResult {
       if (!("line" in event) || event.partial) return undefined;
       const line = event.line.trimEnd();
+      // Empty lines are the terminal echoing Enters before the program reads them, not its prompt.
+      if (line === "") {
+        reset();
+        return undefined;
+      }
       if (line === last) run++;
       else {
         last = line;
