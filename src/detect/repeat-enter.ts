@@ -42,8 +42,14 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
       return `\x03${enters}`;
     },
     feed(event: DetectorInput): FeedResult {
-      if (!("line" in event) || event.partial) return undefined;
+      if (!("line" in event)) return undefined;
       const line = event.line.trimEnd();
+      if (event.partial) {
+        // Ready only once the prompt is drawn again: text written earlier would meet a cooked terminal.
+        if (run < count || line !== last) return undefined;
+        reset();
+        return { dropLines: count };
+      }
       // Empty lines are the terminal echoing Enters before the program reads them, not its prompt.
       if (line === "") {
         reset();
@@ -54,9 +60,7 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
         last = line;
         run = 1;
       }
-      if (run < count) return undefined;
-      reset();
-      return { dropLines: count };
+      return undefined;
     },
   };
 }
