@@ -11,6 +11,7 @@ import { defer, type Deferred } from "./internal/deferred.js";
 import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, optionalPositive, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { killSession } from "./pty/kill.js";
+import { isLinuxProcAvailable, readForeground } from "./pty/proc-state.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
 import { EchoFilter } from "./terminal/echo-filter.js";
 import { LineAssembler, type LineSink } from "./terminal/line-assembler.js";
@@ -75,7 +76,10 @@ interface CellRun {
   startedAt: Date;
   startTime: number;
   status: CellStatus;
+  /** The final result, once settled. */
   result: CellResult | undefined;
+  /** The latest `awaiting_input` snapshot. */
+  inputResult: CellResult | undefined;
   frame: FrameCollector | undefined;
   timer: NodeJS.Timeout | undefined;
   /** Set while an interrupt waits for the prompt: the status the cell will settle with. */
@@ -90,6 +94,12 @@ interface CellRun {
 const RETAINED_CELLS = 100;
 /** How long an interrupt waits for the prompt before releasing the lock anyway. */
 const INTERRUPT_GRACE_MS = 3_000;
+/** How often a running cell checks whether the program waits for input. */
+const INPUT_CHECK_MS = 50;
+/** Quiet time before a program blocked reading the terminal counts as awaiting input. */
+const INPUT_QUIET_MS = 150;
+/** Where /proc cannot tell, quiet time alone decides (a guess, so a longer one). */
+const INPUT_FALLBACK_QUIET_MS = 1_500;
 /** Bytes one `output()` consumer may fall behind before output is dropped (and said so). */
 const STREAM_BUFFER_BYTES = 8 << 20;
 /** Events one `events()` consumer may fall behind. */
@@ -136,6 +146,8 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly #lineWatchers = new Set<(line: string | undefined, partial: string) => void>();
   readonly #exitWatchers = new Set<() => void>();
   #lastOutputAt = 0;
+  #lastInputAt = 0;
+  #inputTimer: NodeJS.Timeout | undefined;
 
   /** @internal Use {@link Session.spawn}. */
   private constructor(options: NormalizedSessionOptions, detector: FrameDetector) {
@@ -345,6 +357,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   #onExit(exit: PtyExit): void {
     this.#exited = true;
+    this.#stopInputChecks();
     this.#exitCode = exit.signal !== undefined && exit.signal !== 0 && exit.exitCode === 0 ? null : exit.exitCode;
     this.#assembler.flushPartial(this.#sink);
     this.#flush();
@@ -428,6 +441,7 @@ export class Session extends EventEmitter<SessionEvents> {
       startTime: performance.now(),
       status: queued ? "queued" : "running",
       result: undefined,
+      inputResult: undefined,
       frame: undefined,
       timer: undefined,
       stopping: undefined,
@@ -447,7 +461,7 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   #snapshotOutput(run: CellRun): string {
-    if (run.result !== undefined && isFinalStatus(run.result.status)) return run.result.output;
+    if (run.result !== undefined) return run.result.output;
     return run.frame?.peek() ?? "";
   }
 
@@ -474,7 +488,9 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#armTimeout(run, run.options.timeoutMs);
     if (run.unlisten === undefined) this.#watchAbort(run);
     this.#emitEvent({ type: "fired", cellId: run.id, status: "running" });
+    this.#lastInputAt = performance.now();
     this.#pty?.write(bytes);
+    this.#inputTimer ??= setInterval(() => this.#checkInput(), INPUT_CHECK_MS);
   }
 
   #armTimeout(run: CellRun, timeoutMs: number): void {
@@ -499,7 +515,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   #onTimeout(run: CellRun): void {
     run.timer = undefined;
-    if (this.#lock !== run || run.result !== undefined && isFinalStatus(run.result.status)) return;
+    if (this.#lock !== run || run.result !== undefined) return;
     if (run.options.onTimeout === "interrupt") {
       void this.#stop(run, "timeout");
       return;
@@ -540,7 +556,7 @@ export class Session extends EventEmitter<SessionEvents> {
     details: { exitCode: number | null; cwd?: string | undefined; dropLines?: number | undefined; decidedBy: string },
     how: { keepFrame?: boolean } = {},
   ): CellResult {
-    if (run.result !== undefined && isFinalStatus(run.result.status)) {
+    if (run.result !== undefined) {
       // Already reported (a timeout that kept the lock): wake whoever waits for the lock.
       this.#wake(run, run.result);
       return run.result;
@@ -559,13 +575,18 @@ export class Session extends EventEmitter<SessionEvents> {
       startedAt: run.startedAt,
       ...(details.cwd === undefined ? {} : { cwd: details.cwd }),
     };
-    const result = (status === "done" || status === "exited" ? { ...base, status, exitCode: details.exitCode } : { ...base, status, exitCode: null }) as CellResult;
-    run.result = result;
     if (status === "awaiting_input") {
+      // The question is usually an unfinished line: show it.
+      const partial = frame?.collecting === true ? this.#assembler.partialLine : "";
+      const output = base.output === "" || partial === "" ? base.output + partial : `${base.output}\n${partial}`;
+      const result: CellResult = { ...base, output, status, exitCode: null };
+      run.inputResult = result;
       this.#setStatus(run, status);
       for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
       return result;
     }
+    const result = (status === "done" || status === "exited" ? { ...base, status, exitCode: details.exitCode } : { ...base, status, exitCode: null }) as CellResult;
+    run.result = result;
     if (run.timer !== undefined) clearTimeout(run.timer);
     run.timer = undefined;
     run.unlisten?.();
@@ -600,10 +621,31 @@ export class Session extends EventEmitter<SessionEvents> {
   #release(run: CellRun): void {
     if (this.#lock !== run) return;
     this.#lock = undefined;
+    this.#stopInputChecks();
     this.#echo = undefined;
     this.#liveGate = false;
     if (this.#state === "busy" || this.#state === "timed_out") this.#state = "idle";
     queueMicrotask(() => this.#startNext());
+  }
+
+  #stopInputChecks(): void {
+    if (this.#inputTimer !== undefined) clearInterval(this.#inputTimer);
+    this.#inputTimer = undefined;
+  }
+
+  /**
+   * A running cell whose program went quiet and is blocked reading the
+   * terminal (Linux: the foreground process group's state in /proc, select
+   * and poll included) is awaiting input.
+   */
+  #checkInput(): void {
+    const run = this.#lock;
+    const pid = this.#pty?.pid;
+    if (run === undefined || pid === undefined || run.status !== "running" || run.stopping !== undefined || run.result !== undefined) return;
+    const quietMs = performance.now() - Math.max(this.#lastOutputAt, this.#lastInputAt);
+    if (quietMs < INPUT_QUIET_MS) return;
+    const blocked = isLinuxProcAvailable() ? readForeground(pid)?.blockedOnTerminal === true : quietMs >= INPUT_FALLBACK_QUIET_MS;
+    if (blocked) this.#settle(run, "awaiting_input", run.frame, { exitCode: null, decidedBy: "input" });
   }
 
   #startNext(): void {
@@ -620,18 +662,19 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   #nextSettlePoint(run: CellRun, untilInput: boolean): Promise<CellResult> {
-    if (run.result !== undefined && (isFinalStatus(run.result.status) ? this.#lock !== run : untilInput)) {
-      return Promise.resolve(run.result);
-    }
     const waiter = defer<CellResult>();
-    if (run.result !== undefined && isFinalStatus(run.result.status)) run.settleWaiters.push(waiter);
-    else {
-      if (untilInput) run.inputWaiters.push(waiter);
-      void run.cell.result.then(
-        (result) => waiter.resolve(result),
-        (error: unknown) => waiter.reject(error),
-      );
+    if (run.result !== undefined) {
+      if (this.#lock !== run) return Promise.resolve(run.result);
+      // Timed out but still holding the lock: the next settle point is its frame's end.
+      run.settleWaiters.push(waiter);
+      return waiter.promise;
     }
+    if (untilInput && run.status === "awaiting_input" && run.inputResult !== undefined) return Promise.resolve(run.inputResult);
+    if (untilInput) run.inputWaiters.push(waiter);
+    run.cell.result.then(
+      (result) => waiter.resolve(result),
+      (error: unknown) => waiter.reject(error),
+    );
     return waiter.promise;
   }
 
@@ -650,7 +693,6 @@ export class Session extends EventEmitter<SessionEvents> {
       return last;
     }
     if (timeoutMs !== undefined && this.#lock === run && run.timer !== undefined) this.#armTimeout(run, timeoutMs);
-    if (run.status === "awaiting_input") run.result = undefined;
     return this.#nextSettlePoint(run, options.untilInput === true);
   }
 
@@ -686,7 +728,7 @@ export class Session extends EventEmitter<SessionEvents> {
       if (cellId === undefined) return undefined;
       throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.#options.name}' has no cell '${cellId}' (the last ${RETAINED_CELLS} cells are kept)`);
     }
-    const result = run.result;
+    const result = run.result ?? (run.status === "awaiting_input" ? run.inputResult : undefined);
     if (result === undefined) return { cellId: run.id, status: run.status };
     return { cellId: run.id, status: run.status, output: result.output, exitCode: result.exitCode };
   }
@@ -697,6 +739,7 @@ export class Session extends EventEmitter<SessionEvents> {
   write(data: string): void {
     if (typeof data !== "string") throw invalidArgument(`Expected \`data\` to be a string, got ${describeValue(data)}`);
     this.#assertOpen();
+    this.#lastInputAt = performance.now();
     this.#pty?.write(data);
     if (this.#lock?.status === "awaiting_input") this.#setStatus(this.#lock, "running");
   }
