@@ -41,6 +41,8 @@ type KmEvent = { [key: string]: string };
 const RESULT_CAPACITY = 100;
 const DEFAULT_COLS = 200;
 const DEFAULT_ROWS = 50;
+/** How long `k new` waits for the first prompt before answering "OK" (the session goes on starting). */
+const NEW_GRACE_MS = 100;
 /** How long `k int` waits for the program to come back after Ctrl-C. */
 const INTERRUPT_WAIT_MS = 5_000;
 
@@ -181,15 +183,19 @@ class Connection {
 export class Backend {
   readonly #manager = new SessionManager({ maxSessions: 64 });
   readonly #slots = new Map<string, Slot>();
-  readonly #creating = new Map<string, Promise<unknown>>();
+  readonly #creating = new Map<string, Promise<void>>();
+  /** Why a session that was answered "OK" while starting did not start after all. */
+  readonly #failed = new Map<string, string>();
+  readonly #newGraceMs: number;
   readonly #version: string;
   readonly #onShutdown: () => void;
   #connections = 0;
   #lastActivity = Date.now();
 
-  constructor(options: { version: string; onShutdown: () => void }) {
+  constructor(options: { version: string; onShutdown: () => void; newGraceMs?: number }) {
     this.#version = options.version;
     this.#onShutdown = options.onShutdown;
+    this.#newGraceMs = options.newGraceMs ?? NEW_GRACE_MS;
   }
 
   /** Open client connections and live sessions, for the idle exit. */
@@ -249,6 +255,10 @@ export class Backend {
         ),
       );
       return;
+    }
+    if (req.op !== "ping" && req.op !== "shutdown" && req.op !== "new") {
+      const named = "session" in req ? req.session : null;
+      await this.#startedSessions(req.op === "notify" || req.op === "keys" || req.op === "expect" ? null : named);
     }
     switch (req.op) {
       case "ping":
@@ -326,7 +336,10 @@ export class Backend {
   #withSlot(req: Request, name: string | null, fn: (slot: Slot) => Reply): Reply {
     const slot = this.#resolve(name);
     if (slot === "none") return errReply(NO_SESSION_FOUND);
-    if (slot === null) return replyWithoutSessions({ ...req, session: name } as Request) ?? errReply(noSession(String(name)));
+    if (slot === null) {
+      if (name !== null && this.#failed.has(name)) return errReply(this.#noSession(name));
+      return replyWithoutSessions({ ...req, session: name } as Request) ?? errReply(noSession(String(name)));
+    }
     return fn(slot);
   }
 
@@ -344,18 +357,41 @@ export class Backend {
       const problem = checkHook(req.hook);
       if (problem) return errReply(problem);
     }
+    this.#failed.delete(name);
     const creation = this.#create(req);
     this.#creating.set(name, creation);
-    try {
-      await creation;
-    } catch (error) {
-      return errReply(`create failed: ${message(error)}`);
-    } finally {
-      this.#creating.delete(name);
-    }
+    creation
+      .catch((error: unknown) => {
+        this.#failed.set(name, message(error));
+        console.error(`${new Date().toISOString()} session '${name}' did not start: ${message(error)}`);
+      })
+      .finally(() => this.#creating.delete(name));
+    // A program that cannot start fails at once; one that is slow to show its
+    // first prompt (a heavy .bashrc) is still starting: answer now, and let the
+    // next command on it wait until it is ready.
+    const early = await Promise.race([
+      creation.then(
+        () => "ready" as const,
+        (error: unknown) => error,
+      ),
+      new Promise<"starting">((r) => setTimeout(() => r("starting"), this.#newGraceMs).unref()),
+    ]);
+    if (early !== "ready" && early !== "starting") return errReply(`create failed: ${message(early)}`);
     if (req.hook !== null) return textReply(`OK ${name} prompt=${pyRepr(req.hook)}`);
     if (req.prompt !== null) return textReply(`OK ${name} prompt=${pyRepr(req.prompt)}`);
     return textReply(`OK ${name}`);
+  }
+
+  /** `no session 'x'; use k new x bash`, plus why, when it was answered "OK" but failed to start. */
+  #noSession(name: string): string {
+    const reason = this.#failed.get(name);
+    return reason === undefined ? noSession(name) : `${noSession(name)} (it did not start: ${reason})`;
+  }
+
+  /** Waits until the sessions a request may be about have started (or failed to). */
+  async #startedSessions(name: string | null): Promise<void> {
+    const pending = name !== null ? [this.#creating.get(name)] : [...this.#creating.values()];
+    await Promise.all(pending.map((p) => p?.catch(() => undefined)));
   }
 
   async #create(req: Extract<Request, { op: "new" }>): Promise<void> {
@@ -428,7 +464,7 @@ export class Backend {
       cell = slot.sh.fire(trimCode(code), { timeoutMs });
     } catch (error) {
       if (error instanceof SessionBusyError) return `active cell '${error.activeCellId}'`;
-      if (error instanceof AgentTtyError && error.code === "ERR_SESSION_CLOSED") return noSession(slot.name);
+      if (error instanceof AgentTtyError && error.code === "ERR_SESSION_CLOSED") return this.#noSession(slot.name);
       return message(error);
     }
     const cellId = cell.id;
@@ -468,7 +504,7 @@ export class Backend {
   async #run(conn: Connection, req: Extract<Request, { op: "run" }>): Promise<void> {
     const slot = this.#resolve(req.session);
     if (slot === "none") return conn.end(errReply(NO_SESSION_FOUND));
-    if (slot === null) return conn.end(cellErrorReply(noSession(req.session ?? ""), req.json));
+    if (slot === null) return conn.end(cellErrorReply(this.#noSession(req.session ?? ""), req.json));
     const started = this.#start(slot, req.code, req.timeoutMs, "run");
     if (typeof started === "string") return conn.end(cellErrorReply(started, req.json));
     // A client that goes away (Ctrl-C, a killed tool call) interrupts its cell, as the original did.
@@ -486,7 +522,7 @@ export class Backend {
   #fire(req: Extract<Request, { op: "fire" }>): Reply {
     const slot = this.#resolve(req.session);
     if (slot === "none") return errReply(NO_SESSION_FOUND);
-    if (slot === null) return jsonReply({ status: "error", output: noSession(req.session ?? "") }, 1);
+    if (slot === null) return jsonReply({ status: "error", output: this.#noSession(req.session ?? "") }, 1);
     const started = this.#start(slot, req.code, req.timeoutMs, "fire");
     if (typeof started === "string") return jsonReply({ status: "error", output: started }, 1);
     return jsonReply({ cell_id: started.cellId, status: "fired" });
@@ -495,7 +531,7 @@ export class Backend {
   #poll(req: Extract<Request, { op: "poll" }>): Reply {
     const slot = this.#resolve(req.session);
     if (slot === "none") return errReply(NO_SESSION_FOUND);
-    if (slot === null) return jsonReply({ status: "error", output: noSession(req.session ?? "") }, 1);
+    if (slot === null) return jsonReply({ status: "error", output: this.#noSession(req.session ?? "") }, 1);
     let cellId = req.cellId;
     if (cellId === null) {
       if (slot.lock === null) return jsonReply({ status: "error", output: `no active cell on '${slot.name}'` }, 1);
@@ -556,7 +592,7 @@ export class Backend {
   async #int(req: Extract<Request, { op: "int" }>): Promise<Reply> {
     const slot = this.#resolve(req.session);
     if (slot === "none") return errReply(NO_SESSION_FOUND);
-    if (slot === null) return errReply(noSession(req.session ?? ""));
+    if (slot === null) return errReply(this.#noSession(req.session ?? ""));
     return (await this.#interrupt(slot)) ? textReply("OK") : errReply("interrupt failed; use k kill");
   }
 
@@ -658,7 +694,7 @@ export class Backend {
     const source = (second ?? first) ?? "";
     const slot = this.#resolve(name);
     if (slot === "none") return errReply(NO_SESSION_FOUND);
-    if (slot === null) return errReply(noSession(name ?? ""));
+    if (slot === null) return errReply(this.#noSession(name ?? ""));
     let pattern: RegExp;
     try {
       const literal = /^\/(.*)\/([dgimsuy]*)$/s.exec(source);
@@ -693,7 +729,7 @@ export class Backend {
   #watch(conn: Connection, req: Extract<Request, { op: "watch" }>): void {
     const slot = this.#resolve(req.session);
     if (slot === "none") return conn.end(errReply(NO_SESSION_FOUND));
-    if (slot === null) return conn.end(errReply(noSession(req.session ?? "")));
+    if (slot === null) return conn.end(errReply(this.#noSession(req.session ?? "")));
     const header = `watching ${slot.name} (ctrl-c to stop)`;
     conn.send({ ok: true, exit: 0, stdout: `${req.color ? `\x1b[2m${header}\x1b[0m` : header}\n\n` });
     const unsubscribe = slot.log.subscribe((entry) => conn.send({ line: formatEntry(entry, req.color) }));
@@ -742,7 +778,7 @@ export class Backend {
   #attach(conn: Connection, req: Extract<Request, { op: "attach" }>): void {
     const slot = this.#resolve(req.session);
     if (slot === "none") return conn.end(errReply(NO_SESSION_FOUND));
-    if (slot === null) return conn.end(errReply(noSession(req.session ?? "")));
+    if (slot === null) return conn.end(errReply(this.#noSession(req.session ?? "")));
     const sh = slot.sh;
     slot.attached++;
     if (req.cols > 0 && req.rows > 0) sh.resize(req.cols, req.rows);
