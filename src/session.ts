@@ -14,6 +14,8 @@ import { killSession } from "./pty/kill.js";
 import { isLinuxProcAvailable, readForeground } from "./pty/proc-state.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
 import { EchoFilter } from "./terminal/echo-filter.js";
+import { encodeKeys } from "./terminal/keys.js";
+import { Screen } from "./terminal/screen.js";
 import { LineAssembler, type LineSink } from "./terminal/line-assembler.js";
 import { Transcript } from "./terminal/transcript.js";
 
@@ -94,6 +96,10 @@ interface CellRun {
 const RETAINED_CELLS = 100;
 /** How long an interrupt waits for the prompt before releasing the lock anyway. */
 const INTERRUPT_GRACE_MS = 3_000;
+/** Terminal queries a program waits to have answered (cursor position, device attributes, colours). */
+const TERMINAL_QUERY = /\x1b\[[>=?]?[\d;]*[cn]|\x1b\][\d;]*\?/;
+/** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
+const SCREEN_BATCH_CHARS = 1 << 20;
 /** How often a running cell checks whether the program waits for input. */
 const INPUT_CHECK_MS = 50;
 /** Quiet time before a program blocked reading the terminal counts as awaiting input. */
@@ -125,6 +131,9 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly #sink: LineSink;
   readonly #genericEcho: boolean;
   #pty: PtyProcess | undefined;
+  #screen: Screen | undefined;
+  #screenPending: string[] = [];
+  #screenPendingChars = 0;
   #plan: SpawnPlan | undefined;
   #state: SessionState = "starting";
   #exitCode: number | null = null;
@@ -201,6 +210,9 @@ export class Session extends EventEmitter<SessionEvents> {
       this.#detector.dispose?.();
       throw new SpawnError("ERR_SPAWN", options.command, `could not start '${options.command}': ${String(error)}`, "", { cause: error });
     }
+    this.#screen = new Screen({ cols: options.cols, rows: options.rows });
+    // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal gives.
+    this.#screen.onResponse((answer) => this.#pty?.write(answer));
     this.#detector.attach?.({
       write: (data) => this.#pty?.write(data),
       endFrame: (end) => this.#endFrame(end ?? {}),
@@ -233,6 +245,9 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#lastOutputAt = performance.now();
     if (this.listenerCount("data") > 0) this.emit("data", text);
     for (const stream of this.#rawStreams) stream.push(text);
+    this.#screenPending.push(text);
+    this.#screenPendingChars += text.length;
+    if (this.#screenPendingChars > SCREEN_BATCH_CHARS || TERMINAL_QUERY.test(text)) this.#syncScreen();
     const frame = this.#lock?.frame ?? this.#readyFrame;
     frame?.appendRaw(text);
     this.#handle(this.#feed({ raw: text }));
@@ -245,6 +260,15 @@ export class Session extends EventEmitter<SessionEvents> {
       this.#handle(this.#feed({ line: partial, partial: true }));
     }
     if (this.#lock?.status === "awaiting_input") this.#setStatus(this.#lock, "running");
+  }
+
+  /** Feeds the emulator what it has not seen yet. */
+  #syncScreen(): void {
+    if (this.#screenPending.length === 0) return;
+    const text = this.#screenPending.length === 1 ? (this.#screenPending[0] as string) : this.#screenPending.join("");
+    this.#screenPending = [];
+    this.#screenPendingChars = 0;
+    this.#screen?.write(text);
   }
 
   #onLine(text: string): void {
@@ -750,12 +774,47 @@ export class Session extends EventEmitter<SessionEvents> {
     this.write(text);
   }
 
+  /**
+   * Presses named keys, in order: `enter tab esc backspace delete up down
+   * left right home end pageup pagedown insert f1`…`f12 space`, `ctrl+X`,
+   * `alt+X`, `shift+tab`, or single characters. Arrows follow the program's
+   * cursor-key mode.
+   *
+   * @throws {AgentTtyError} `ERR_INVALID_ARGUMENT` for an unknown name (listing the valid ones); nothing is written then.
+   */
+  press(...keys: string[]): void {
+    if (keys.length === 0) throw invalidArgument("Expected at least one key name, e.g. press(\"enter\")");
+    this.#syncScreen();
+    const bytes = encodeKeys(keys, { applicationCursor: this.#screen?.applicationCursorKeys ?? false });
+    this.write(bytes);
+  }
+
+  /**
+   * Pastes text as a person would: inside bracketed-paste marks when the
+   * program enabled them (so a multi-line paste is not run line by line),
+   * literally otherwise. No Enter is added.
+   */
+  paste(text: string): void {
+    if (typeof text !== "string") throw invalidArgument(`Expected \`text\` to be a string, got ${describeValue(text)}`);
+    this.#syncScreen();
+    this.write(this.#screen?.bracketedPaste === true ? `\x1b[200~${text}\x1b[201~` : text);
+  }
+
+  /** What a person would see now: the visible rows (alternate screen included), `\n`-joined, trailing spaces trimmed. */
+  screen(): string {
+    this.#assertNotClosedByUser();
+    this.#syncScreen();
+    return this.#screen?.text() ?? "";
+  }
+
   /** Changes the terminal size; the program gets SIGWINCH. */
   resize(cols: number, rows: number): void {
     optionalPositive(cols, "cols", { integer: true });
     optionalPositive(rows, "rows", { integer: true });
     this.#assertOpen();
     this.#pty?.resize(cols, rows);
+    this.#syncScreen();
+    this.#screen?.resize(cols, rows);
   }
 
   /**
@@ -975,6 +1034,7 @@ export class Session extends EventEmitter<SessionEvents> {
     }
     this.#state = "closed";
     this.#detector.dispose?.();
+    this.#screen?.dispose();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
