@@ -143,7 +143,9 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#outputStarted = false;
     this.#incomplete = false;
     this.#pendingEnd = undefined;
-    return `\x1b[200~${code}\x1b[201~\r`;
+    // Ctrl-E Ctrl-U first: whatever reached the line editor since the prompt (a terminal's answer
+    // to a query nobody read, a stray key) is cleared instead of being run with the cell.
+    return `\x05\x15\x1b[200~${code}\x1b[201~\r`;
   }
 
   feed(event: Parameters<FrameDetector["feed"]>[0]): FeedResult {
