@@ -1,0 +1,295 @@
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { endianness } from "node:os";
+
+/** The process group in the foreground of a terminal, as Linux `/proc` shows it. */
+export interface ForegroundInfo {
+  /** The foreground process group of the terminal (`tpgid`). */
+  pgid: number;
+  /** Live processes of that group, ascending. */
+  pids: number[];
+  /** Command name (`comm`) of the group leader, or of its first live member. */
+  command: string;
+  /**
+   * Whether a process of the group sleeps reading the terminal: in `read`
+   * on it, or in `select`/`poll`/`epoll` watching it for input (python's
+   * `input()` waits in `pselect6`, node in `epoll_pwait`).
+   */
+  blockedOnTerminal: boolean;
+  /** State letter of that same process (`R` running, `S` sleeping, `T` stopped…). */
+  state: string;
+}
+
+interface ProcStat {
+  readonly pid: number;
+  readonly comm: string;
+  readonly state: string;
+  readonly pgrp: number;
+  readonly session: number;
+  readonly ttyNr: number;
+  readonly tpgid: number;
+  readonly threads: number;
+}
+
+type WaitKind = "read" | "select" | "poll" | "epoll";
+
+/** Syscalls a process waiting for terminal input sits in, per architecture. */
+const WAIT_SYSCALLS: Partial<Record<string, ReadonlyMap<number, WaitKind>>> = {
+  x64: new Map<number, WaitKind>([
+    [0, "read"], [17, "read"], [19, "read"],
+    [23, "select"], [270, "select"],
+    [7, "poll"], [271, "poll"],
+    [232, "epoll"], [281, "epoll"], [441, "epoll"],
+  ]),
+  arm64: new Map<number, WaitKind>([
+    [63, "read"], [65, "read"], [67, "read"],
+    [72, "select"],
+    [73, "poll"],
+    [22, "epoll"], [441, "epoll"],
+  ]),
+};
+
+/** Kernel functions a task sleeps in while waiting on a terminal or on select/poll/epoll. */
+const TERMINAL_WCHAN = /^(n_tty_read|tty_read|wait_woken|do_select|core_sys_select|do_sys_poll|poll_schedule_timeout.*|ep_poll|do_epoll_wait)$/;
+
+/** `makedev(5, 0)`: `/dev/tty`, the calling process's controlling terminal. */
+const DEV_TTY = (5 << 8) | 0;
+const POLL_INPUT = 0x1 | 0x2 | 0x40; // POLLIN | POLLPRI | POLLRDNORM
+const EPOLL_INPUT = 0x1 | 0x2 | 0x40; // EPOLLIN | EPOLLPRI | EPOLLRDNORM
+const MAX_THREADS_CHECKED = 64;
+
+let procAvailable: boolean | undefined;
+
+/** Whether Linux `/proc` can be read here (false on macOS, Windows, or without procfs). */
+export function isLinuxProcAvailable(): boolean {
+  procAvailable ??= process.platform === "linux" && existsSync("/proc/self/stat");
+  return procAvailable;
+}
+
+/**
+ * Describes the foreground process group of the terminal that `shellPid`
+ * (the program the PTY started) controls: who runs there, and whether it
+ * waits for terminal input. Cheap enough to call every 100 ms: it reads a
+ * few small `/proc` files of the shell and its descendants.
+ *
+ * @returns `undefined` when `/proc` is unavailable, the process is gone, or
+ * it has no controlling terminal.
+ */
+export function readForeground(shellPid: number): ForegroundInfo | undefined {
+  if (!isLinuxProcAvailable() || !Number.isSafeInteger(shellPid) || shellPid <= 0) return undefined;
+  const shell = readStat(`/proc/${shellPid}`);
+  if (shell === undefined || shell.tpgid <= 0 || shell.ttyNr === 0) return undefined;
+  const pgid = shell.tpgid;
+  let members = groupMembersBelow(shell, pgid);
+  if (members === undefined || members.length === 0) members = scanProcesses((stat) => stat.pgrp === pgid);
+  if (members.length === 0) return undefined;
+  members.sort((a, b) => a.pid - b.pid);
+
+  const blocked = members.find((member) => isBlockedOnTerminal(member, shell.ttyNr));
+  const shown = blocked ?? members.find((member) => member.pid === pgid) ?? members[0];
+  if (shown === undefined) return undefined;
+  return {
+    pgid,
+    pids: members.map((member) => member.pid),
+    command: shown.comm,
+    blockedOnTerminal: blocked !== undefined,
+    state: shown.state,
+  };
+}
+
+/**
+ * Lists every process whose session id is `sid`, ascending: all that a
+ * program started in a PTY (it leads the session) left behind, including
+ * jobs in other process groups. Returns `[]` where `/proc` is unavailable.
+ */
+export function listSessionProcesses(sid: number): number[] {
+  if (!isLinuxProcAvailable() || !Number.isSafeInteger(sid) || sid <= 0) return [];
+  return scanProcesses((stat) => stat.session === sid)
+    .map((stat) => stat.pid)
+    .sort((a, b) => a - b);
+}
+
+/** Parses `/proc/<pid>/stat` (or a task's); `comm` may hold spaces and parentheses. */
+function readStat(dir: string): ProcStat | undefined {
+  const text = readText(`${dir}/stat`);
+  if (text === undefined) return undefined;
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) return undefined;
+  // After ") ": state ppid pgrp session tty_nr tpgid flags minflt cminflt
+  // majflt cmajflt utime stime cutime cstime priority nice num_threads …
+  const fields = text.slice(close + 2).split(" ");
+  const pid = Number(text.slice(0, open));
+  const numbers = [2, 3, 4, 5, 17].map((index) => Number(fields[index]));
+  if (!Number.isSafeInteger(pid) || numbers.some((value) => !Number.isSafeInteger(value))) return undefined;
+  const [pgrp = 0, session = 0, ttyNr = 0, tpgid = 0, threads = 1] = numbers;
+  return { pid, comm: text.slice(open + 1, close), state: fields[0] ?? "?", pgrp, session, ttyNr, tpgid, threads };
+}
+
+/**
+ * Members of group `pgid` among `root` and its descendants, found through
+ * `/proc/<pid>/task/<tid>/children`; `undefined` when the kernel lacks those
+ * files.
+ */
+function groupMembersBelow(root: ProcStat, pgid: number): ProcStat[] | undefined {
+  const members: ProcStat[] = [];
+  const queue: ProcStat[] = [root];
+  const seen = new Set<number>([root.pid]);
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    if (next.pgrp === pgid) members.push(next);
+    const children = childrenOf(next);
+    if (children === undefined) return undefined;
+    for (const pid of children) {
+      if (seen.has(pid) || seen.size > 4096) continue;
+      seen.add(pid);
+      const stat = readStat(`/proc/${pid}`);
+      if (stat !== undefined) queue.push(stat);
+    }
+  }
+  return members;
+}
+
+function childrenOf(stat: ProcStat): number[] | undefined {
+  const tids = stat.threads > 1 ? listNumeric(`/proc/${stat.pid}/task`) : [stat.pid];
+  const pids: number[] = [];
+  for (const tid of tids) {
+    const text = readText(`/proc/${stat.pid}/task/${tid}/children`);
+    if (text === undefined) {
+      // Vanished mid-read: no children. Missing file on a live process: unsupported kernel.
+      if (existsSync(`/proc/${stat.pid}/task/${tid}`)) return undefined;
+      continue;
+    }
+    for (const word of text.split(" ")) if (word !== "" && word !== "\n") pids.push(Number(word));
+  }
+  return pids.filter((pid) => Number.isSafeInteger(pid) && pid > 0);
+}
+
+function scanProcesses(keep: (stat: ProcStat) => boolean): ProcStat[] {
+  const found: ProcStat[] = [];
+  for (const pid of listNumeric("/proc")) {
+    const stat = readStat(`/proc/${pid}`);
+    if (stat !== undefined && keep(stat)) found.push(stat);
+  }
+  return found;
+}
+
+/** Whether any thread of the process sleeps waiting for input from the terminal `ttyNr`. */
+function isBlockedOnTerminal(stat: ProcStat, ttyNr: number): boolean {
+  if (taskWaitsOnTerminal(stat.pid, `/proc/${stat.pid}`, stat.state, ttyNr)) return true;
+  if (stat.threads <= 1 || stat.threads > MAX_THREADS_CHECKED) return false;
+  for (const tid of listNumeric(`/proc/${stat.pid}/task`)) {
+    if (tid === stat.pid) continue;
+    // A running thread's syscall file says "running", so its state need not be read.
+    if (taskWaitsOnTerminal(stat.pid, `/proc/${stat.pid}/task/${tid}`, "S", ttyNr)) return true;
+  }
+  return false;
+}
+
+function taskWaitsOnTerminal(pid: number, dir: string, state: string, ttyNr: number): boolean {
+  if (state !== "S") return false;
+  const syscall = readText(`${dir}/syscall`);
+  const table = WAIT_SYSCALLS[process.arch];
+  if (syscall === undefined || table === undefined) return wchanSuggestsTerminal(pid, dir, ttyNr);
+  const words = syscall.trim().split(" ");
+  const kind = table.get(Number(words[0]));
+  if (kind === undefined) return false;
+  const args = words.slice(1, 7).map((word) => Number(word));
+  const [arg0 = -1, arg1 = 0] = args;
+  switch (kind) {
+    case "read":
+      return isTerminalFd(pid, arg0, ttyNr);
+    case "select":
+      return selectWatchesTerminal(pid, arg0, arg1, ttyNr);
+    case "poll":
+      return pollWatchesTerminal(pid, arg0, arg1, ttyNr);
+    case "epoll":
+      return epollWatchesTerminal(pid, arg0, ttyNr);
+  }
+}
+
+/** `select(nfds, readfds, …)`: is a terminal descriptor in `readfds`? */
+function selectWatchesTerminal(pid: number, nfds: number, readfds: number, ttyNr: number): boolean {
+  if (readfds === 0 || !(nfds > 0)) return false;
+  const count = Math.min(nfds, 1024);
+  const bits = readMemory(pid, readfds, Math.ceil(count / 8));
+  for (let fd = 0; fd < count; fd++) {
+    const watched = bits === undefined || ((bits[fd >> 3] ?? 0) & (1 << (fd & 7))) !== 0;
+    if (watched && isTerminalFd(pid, fd, ttyNr)) return true;
+  }
+  return false;
+}
+
+/** `poll(fds, nfds, …)`: does an entry watch a terminal descriptor for input? */
+function pollWatchesTerminal(pid: number, fds: number, nfds: number, ttyNr: number): boolean {
+  if (fds === 0 || !(nfds > 0)) return false;
+  const count = Math.min(nfds, 4096);
+  const entries = readMemory(pid, fds, count * 8); // struct pollfd { int fd; short events; short revents; }
+  if (entries === undefined) return isTerminalFd(pid, 0, ttyNr);
+  for (let index = 0; index < count; index++) {
+    const fd = entries.readInt32LE(index * 8);
+    const events = entries.readInt16LE(index * 8 + 4);
+    if (fd >= 0 && (events & POLL_INPUT) !== 0 && isTerminalFd(pid, fd, ttyNr)) return true;
+  }
+  return false;
+}
+
+/** `epoll_wait(epfd, …)`: is a terminal descriptor registered for input? */
+function epollWatchesTerminal(pid: number, epfd: number, ttyNr: number): boolean {
+  const info = readText(`/proc/${pid}/fdinfo/${epfd}`);
+  if (info === undefined) return false;
+  for (const match of info.matchAll(/^tfd:\s*(\d+)\s+events:\s*([0-9a-f]+)/gm)) {
+    const events = Number.parseInt(match[2] ?? "0", 16);
+    if ((events & EPOLL_INPUT) !== 0 && isTerminalFd(pid, Number(match[1]), ttyNr)) return true;
+  }
+  return false;
+}
+
+/** Without `/proc/<pid>/syscall`: the kernel wait point, and stdin being the terminal. */
+function wchanSuggestsTerminal(pid: number, dir: string, ttyNr: number): boolean {
+  const wchan = readText(`${dir}/wchan`)?.trim() ?? "";
+  return TERMINAL_WCHAN.test(wchan) && isTerminalFd(pid, 0, ttyNr);
+}
+
+/** Whether descriptor `fd` of `pid` is the terminal (`/dev/pts/N` or `/dev/tty`). */
+function isTerminalFd(pid: number, fd: number, ttyNr: number): boolean {
+  if (!Number.isSafeInteger(fd) || fd < 0) return false;
+  try {
+    const stats = statSync(`/proc/${pid}/fd/${fd}`);
+    return stats.isCharacterDevice() && (stats.rdev === ttyNr || stats.rdev === DEV_TTY);
+  } catch {
+    return false;
+  }
+}
+
+/** Reads `length` bytes of the process's memory at `address`; `undefined` if not allowed. */
+function readMemory(pid: number, address: number, length: number): Buffer | undefined {
+  if (endianness() !== "LE" || !Number.isSafeInteger(address) || address <= 0) return undefined;
+  let fd: number | undefined;
+  try {
+    fd = openSync(`/proc/${pid}/mem`, "r");
+    const buffer = Buffer.alloc(length);
+    const read = readSync(fd, buffer, 0, length, address);
+    return read === length ? buffer : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function listNumeric(dir: string): number[] {
+  try {
+    return readdirSync(dir)
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,165 @@
+import { describe, expect, it } from "vitest";
+import {
+  type ForegroundInfo,
+  isLinuxProcAvailable,
+  listSessionProcesses,
+  readForeground,
+} from "../../src/pty/proc-state.js";
+import { type RawPty, startPty } from "../helpers/raw-pty.js";
+import { waitFor } from "../helpers/wait-for.js";
+
+const PROMPT = "READY$ ";
+
+async function bash(): Promise<RawPty> {
+  const shell = startPty("bash", ["--norc", "--noprofile"], { env: { PS1: PROMPT } });
+  await waitFor(() => shell.output().includes(PROMPT), { message: "bash prompt" });
+  return shell;
+}
+
+/** Types `line` and waits until its echo (and so its Enter) came back. */
+async function run(shell: RawPty, line: string): Promise<void> {
+  const before = shell.output().length;
+  shell.write(`${line}\r`);
+  await waitFor(() => shell.output().slice(before).includes("\n"), { message: `echo of ${line}` });
+}
+
+function blockedIn(shell: RawPty, command: RegExp): () => ForegroundInfo | undefined {
+  return () => {
+    const info = readForeground(shell.pid);
+    return info?.blockedOnTerminal === true && command.test(info.command) ? info : undefined;
+  };
+}
+
+/** Samples the foreground for a while; every sample must match. */
+async function holdsFor(shell: RawPty, check: (info: ForegroundInfo | undefined) => boolean): Promise<ForegroundInfo[]> {
+  const samples: ForegroundInfo[] = [];
+  for (let index = 0; index < 15; index++) {
+    const info = readForeground(shell.pid);
+    expect(check(info), JSON.stringify(info)).toBe(true);
+    if (info !== undefined) samples.push(info);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return samples;
+}
+
+const python = (code: string): string => `python3 -c ${JSON.stringify(code)}`;
+
+describe.runIf(isLinuxProcAvailable())("readForeground", () => {
+  it("bash waiting at its prompt is blocked on the terminal", async () => {
+    const shell = await bash();
+    const info = await waitFor(blockedIn(shell, /^bash$/));
+    expect(info).toMatchObject({ pgid: shell.pid, pids: [shell.pid], state: "S" });
+  });
+
+  it("bash's read -p is blocked on the terminal", async () => {
+    const shell = await bash();
+    await run(shell, 'read -p "q? " x');
+    await waitFor(() => shell.output().includes("q? "));
+    await waitFor(blockedIn(shell, /^bash$/));
+  });
+
+  it("bash's silent read -s is blocked on the terminal", async () => {
+    const shell = await bash();
+    await run(shell, "read -s -p 'secret? ' x");
+    await waitFor(() => shell.output().includes("secret? "));
+    await waitFor(blockedIn(shell, /^bash$/));
+  });
+
+  it("python's input() is blocked on the terminal, with and without readline (pselect6)", async () => {
+    const shell = await bash();
+    await run(shell, python("input('name? ')"));
+    const plain = await waitFor(blockedIn(shell, /^python/));
+    expect(plain.pgid).not.toBe(shell.pid);
+    shell.write("\x03");
+    await waitFor(blockedIn(shell, /^bash$/));
+    await run(shell, python("import readline; input('name? ')"));
+    await waitFor(blockedIn(shell, /^python/));
+  });
+
+  it("node's REPL waiting in epoll is blocked on the terminal", async () => {
+    const shell = await bash();
+    await run(shell, "node");
+    await waitFor(blockedIn(shell, /^node$/), { timeoutMs: 10_000 });
+  });
+
+  it("a read of /dev/tty is blocked on the terminal", async () => {
+    const shell = await bash();
+    await run(shell, "bash -c 'read x < /dev/tty'");
+    await waitFor(() => {
+      const info = readForeground(shell.pid);
+      return info !== undefined && info.pgid !== shell.pid && info.blockedOnTerminal;
+    });
+  });
+
+  it("a busy loop in the shell is not blocked on the terminal", async () => {
+    const shell = await bash();
+    await run(shell, "while :; do :; done");
+    await waitFor(() => readForeground(shell.pid)?.state === "R");
+    await holdsFor(shell, (info) => info?.command === "bash" && !info.blockedOnTerminal);
+  });
+
+  it("sleep is sleeping but not on the terminal", async () => {
+    const shell = await bash();
+    await run(shell, "sleep 5");
+    await waitFor(() => readForeground(shell.pid)?.command === "sleep");
+    const samples = await holdsFor(shell, (info) => info?.command === "sleep" && !info.blockedOnTerminal);
+    expect(samples.every((info) => info.state === "S")).toBe(true);
+  });
+
+  it("a pipeline reading a pipe is not blocked on the terminal, and lists all its processes", async () => {
+    const shell = await bash();
+    await run(shell, "sleep 5 | cat");
+    const info = await waitFor(() => {
+      const current = readForeground(shell.pid);
+      return current?.pids.length === 2 ? current : undefined;
+    });
+    expect(info.command).toBe("sleep");
+    await holdsFor(shell, (sample) => sample?.pids.length === 2 && !sample.blockedOnTerminal);
+  });
+
+  it.each([
+    { kind: "select", wait: "select.select([r], [], [])" },
+    { kind: "poll", wait: "p = select.poll(); p.register(r, select.POLLIN); p.poll()" },
+    { kind: "epoll", wait: "p = select.epoll(); p.register(r, select.EPOLLIN); p.poll()" },
+  ])("$kind on a pipe is not blocked on the terminal, on stdin it is", async ({ wait }) => {
+    const shell = await bash();
+    await run(shell, python(`import os, select; r, w = os.pipe(); print('waiting', flush=True); ${wait}`));
+    await waitFor(() => readForeground(shell.pid)?.command.startsWith("python") && shell.output().includes("waiting\r\n"));
+    await holdsFor(shell, (info) => info?.command.startsWith("python") === true && !info.blockedOnTerminal);
+    shell.write("\x03");
+    await waitFor(blockedIn(shell, /^bash$/));
+    await run(shell, python(`import os, select; r = 0; ${wait}`));
+    await waitFor(blockedIn(shell, /^python/));
+  });
+
+  it("returns undefined for a process that is gone", async () => {
+    const shell = startPty("true", []);
+    await shell.exited;
+    await waitFor(() => readForeground(shell.pid) === undefined);
+    expect(readForeground(-1)).toBeUndefined();
+    expect(readForeground(Number.NaN)).toBeUndefined();
+  });
+});
+
+describe.runIf(isLinuxProcAvailable())("listSessionProcesses", () => {
+  it("lists the shell, its background jobs and its foreground processes", async () => {
+    const shell = await bash();
+    await run(shell, "sleep 30 & sleep 31 | cat");
+    const pids = await waitFor(() => {
+      const found = listSessionProcesses(shell.pid);
+      return found.length >= 4 ? found : undefined;
+    });
+    expect(pids).toContain(shell.pid);
+    expect(pids).toEqual([...pids].sort((a, b) => a - b));
+    expect(listSessionProcesses(process.pid)).not.toContain(shell.pid);
+  });
+
+  it("returns nothing for a session that does not exist", () => {
+    expect(listSessionProcesses(0)).toEqual([]);
+    expect(listSessionProcesses(2 ** 31)).toEqual([]);
+  });
+});
+
+it("isLinuxProcAvailable is true exactly on Linux with /proc", () => {
+  expect(isLinuxProcAvailable()).toBe(process.platform === "linux");
+});
