@@ -1,0 +1,147 @@
+/**
+ * Matches the first character that may not be part of a plain run: a C0 or
+ * C1 control other than TAB, LF and CR, DEL, or an ESC that does not start a
+ * complete SGR (`m`), EL (`K`) or CHA (`G`) sequence. An escape sequence cut
+ * at the end of a chunk therefore matches too.
+ */
+const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]|\x1b(?!\[[0-9;:]*[mKG])/;
+
+const SGR = /\x1b\[([0-9;:]*)m/g;
+
+/** Past this many dropped SGR sequences without a reset, the run is fed whole. */
+const SGR_LIMIT = 256;
+
+/** Past this much text without a CR LF, there is nowhere safe to cut: the run is fed whole. */
+const OPEN_LIMIT = 1 << 16;
+
+/**
+ * Whether `text` consists only of what a plain run may hold: printable text,
+ * TAB, CR, LF, and complete SGR, EL and CHA sequences.
+ */
+export function isPlainText(text: string): boolean {
+  return !NOT_PLAIN.test(text);
+}
+
+/**
+ * Collapses a long burst of plain output (see {@link isPlainText}) to a tail
+ * that leaves a terminal emulator in the same state as the whole burst.
+ *
+ * Why the tail is enough, given that the emulator's parser is in its ground
+ * state and its scroll region is the whole screen when the run starts: the
+ * cut is always right after a CR LF, and the tail is fed as CR + the SGR
+ * sequences that were dropped (since their last reset) + the kept text, so
+ * the cursor column, pending-wrap flag and attributes at the start of the
+ * kept text are the same as after the whole prefix. Plain text moves the
+ * cursor only along its row and down, so from then on both versions advance
+ * lines at the same points; once the cursor reaches the bottom row (at most
+ * `rows - 1` line feeds) every further line feed scrolls in a fresh blank
+ * row. With `keepLineFeeds >= 2 * rows + scrollback` line feeds kept, every
+ * row of the screen and the scrollback has been scrolled in fresh and
+ * written by the kept text alone, identically in both versions.
+ */
+export class PlainRun {
+  readonly #keepLineFeeds: number;
+  /** Text since the run started or since the last cut point, each ending in CR LF. */
+  #pieces: string[] = [];
+  #pieceLineFeeds: number[] = [];
+  #lineFeeds = 0;
+  /** Text after the last CR LF. */
+  #open: string[] = [];
+  #openLength = 0;
+  #openEndsWithCr = false;
+  #dropped = false;
+  #droppedSgr: string[] = [];
+
+  /**
+   * @param keepLineFeeds - How many line feeds the kept tail must hold at
+   * least: `2 * rows + scrollback` of the emulator it is fed to.
+   */
+  constructor(keepLineFeeds: number) {
+    this.#keepLineFeeds = keepLineFeeds;
+  }
+
+  /** Whether the run holds any text. */
+  get isEmpty(): boolean {
+    return this.#pieces.length === 0 && this.#open.length === 0;
+  }
+
+  /** Whether any text was dropped so far. */
+  get hasDropped(): boolean {
+    return this.#dropped;
+  }
+
+  /**
+   * Adds plain text (the caller checked {@link isPlainText}). Returns false
+   * when the run can no longer be collapsed safely and must be taken now.
+   */
+  append(text: string): boolean {
+    if (text === "") return true;
+    let cut = text.lastIndexOf("\r\n");
+    cut = cut >= 0 ? cut + 2 : this.#openEndsWithCr && text.startsWith("\n") ? 1 : -1;
+    this.#openEndsWithCr = text.endsWith("\r");
+    if (cut < 0) {
+      this.#open.push(text);
+      this.#openLength += text.length;
+      return this.#openLength <= OPEN_LIMIT;
+    }
+    this.#open.push(text.slice(0, cut));
+    const piece = this.#open.join("");
+    const lineFeeds = countLineFeeds(piece);
+    this.#pieces.push(piece);
+    this.#pieceLineFeeds.push(lineFeeds);
+    this.#lineFeeds += lineFeeds;
+    const rest = text.slice(cut);
+    this.#open = rest === "" ? [] : [rest];
+    this.#openLength = rest.length;
+    return this.#trim();
+  }
+
+  /** Returns the text to feed in place of everything appended, and empties the run. */
+  take(): string {
+    const prefix = this.#dropped ? `\r${this.#droppedSgr.join("")}` : "";
+    const text = prefix + this.#pieces.join("") + this.#open.join("");
+    this.#pieces = [];
+    this.#pieceLineFeeds = [];
+    this.#lineFeeds = 0;
+    this.#open = [];
+    this.#openLength = 0;
+    this.#openEndsWithCr = false;
+    this.#dropped = false;
+    this.#droppedSgr = [];
+    return text;
+  }
+
+  #trim(): boolean {
+    let drop = 0;
+    let lineFeeds = this.#lineFeeds;
+    while (drop < this.#pieces.length - 1) {
+      const next = lineFeeds - (this.#pieceLineFeeds[drop] ?? 0);
+      if (next < this.#keepLineFeeds) break;
+      lineFeeds = next;
+      drop++;
+    }
+    if (drop === 0) return true;
+    for (const piece of this.#pieces.slice(0, drop)) this.#noteSgr(piece);
+    this.#pieces = this.#pieces.slice(drop);
+    this.#pieceLineFeeds = this.#pieceLineFeeds.slice(drop);
+    this.#lineFeeds = lineFeeds;
+    this.#dropped = true;
+    return this.#droppedSgr.length <= SGR_LIMIT;
+  }
+
+  /** Keeps the SGR sequences of a dropped piece that still shape the attributes. */
+  #noteSgr(piece: string): void {
+    if (!piece.includes("\x1b")) return;
+    for (const match of piece.matchAll(SGR)) {
+      const first = (match[1] ?? "").split(/[;:]/, 1)[0] ?? "";
+      if (Number(first) === 0 && !(match[1] ?? "").startsWith(":")) this.#droppedSgr = [];
+      this.#droppedSgr.push(match[0]);
+    }
+  }
+}
+
+function countLineFeeds(text: string): number {
+  let count = 0;
+  for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) count++;
+  return count;
+}

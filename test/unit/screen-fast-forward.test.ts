@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import { isPlainText, PlainRun } from "../../src/terminal/plain-run.js";
+import { Screen } from "../../src/terminal/screen.js";
+
+/** Small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const CONTROL_PIECES = [
+  "\x1b[31m", "\x1b[0m", "\x1b[1;32m", "\x1b[m", "\x1b[38;5;200m", "\x1b[4:3m", "\x1b[K", "\x1b[2K",
+  "\x1b[1K", "\x1b[5G", "\x1b[3;4H", "\x1b[2A", "\x1b[2;5r", "\x1b[r", "\x1b[?1049h", "\x1b[?1049l",
+  "\x1b]0;title\x07", "\x1b]133;D;0\x1b\\", "\x1b[6n", "\x1b[2J", "\x1b(0", "\x1b(B", "\x07", "\b",
+  "\x1b[?7l", "\x1b[?7h", "\x1b[4h", "\x1b[4l", "\x1b[?6h", "\x1b[?6l", "\x1bM", "\x1b7", "\x1b8",
+  "\x0e", "\x0f", "\x1b[3g", "\x1bH", "\x9b1m", "\x1b[20h", "\x1b[20l", "\x1bc",
+];
+const TEXT = "abcdefghijklmnopqrstuvwxyz0123456789 .-漢字é\t";
+
+function line(next: () => number, cols: number, short = false): string {
+  const length = Math.floor(next() * (short ? 4 : cols * 2.5));
+  let text = "";
+  for (let index = 0; index < length; index++) text += TEXT[Math.floor(next() * TEXT.length)];
+  return text;
+}
+
+function stream(seed: number, cols: number, rows: number): string {
+  const next = random(seed);
+  const parts: string[] = [];
+  const count = 20 + Math.floor(next() * 60);
+  for (let part = 0; part < count; part++) {
+    const roll = next();
+    if (roll < 0.25) {
+      parts.push(CONTROL_PIECES[Math.floor(next() * CONTROL_PIECES.length)] ?? "");
+    } else if (roll < 0.33) {
+      // A screen full of long lines, the cursor moved up, then short lines:
+      // what a collapsed burst must still overwrite or scroll away.
+      parts.push(`${"#".repeat(cols)}\r\n`.repeat(rows));
+      parts.push(next() < 0.5 ? "\x1b[H" : `\x1b[${1 + Math.floor(next() * rows)}A`);
+      const lines = 2 * rows + Math.floor(next() * 40);
+      for (let index = 0; index < lines; index++) parts.push(`${line(next, cols, true)}\r\n`);
+    } else if (roll < 0.45) {
+      // A long burst of plain output, as a build log or `cat` produces.
+      // Short lines after long ones show stale cells left by a wrong cut.
+      const lines = 10 + Math.floor(next() * 400);
+      const colored = next() < 0.5;
+      const short = next() < 0.5;
+      for (let index = 0; index < lines; index++) {
+        const text = line(next, cols, short);
+        const ending = next() < 0.9 ? "\r\n" : next() < 0.5 ? "\n" : "\r";
+        parts.push(colored && next() < 0.3 ? `\x1b[3${index % 8}m${text}\x1b[0m${ending}` : text + ending);
+      }
+    } else {
+      parts.push(line(next, cols) + (next() < 0.8 ? "\r\n" : "\r"));
+    }
+  }
+  return parts.join("");
+}
+
+function chunks(text: string, seed: number, largest = 600): string[] {
+  const next = random(seed);
+  const result: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    const size = 1 + Math.floor(next() * (next() < 0.2 ? 8 : largest));
+    result.push(text.slice(start, start + size));
+    start += size;
+  }
+  return result;
+}
+
+interface Probe {
+  text: string;
+  responses: string[];
+  afterMarker: string;
+  afterResize: string;
+}
+
+function render(parts: readonly string[], fastForward: boolean, size: { cols: number; rows: number; scrollback: number }): Probe {
+  const screen = new Screen({ ...size, fastForward });
+  const responses: string[] = [];
+  screen.onResponse((data) => responses.push(data));
+  try {
+    for (const part of parts) screen.write(part);
+    const text = screen.text();
+    screen.write("\x1b[6n");
+    screen.write("@");
+    const afterMarker = screen.text();
+    screen.resize(size.cols + 7, size.rows * 3);
+    const afterResize = screen.text();
+    return { text, responses, afterMarker, afterResize };
+  } finally {
+    screen.dispose();
+  }
+}
+
+describe("Screen fast-forward", () => {
+  it("renders random output exactly as parsing all of it does", () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const size = { cols: 10 + (seed % 23), rows: 2 + (seed % 9), scrollback: seed % 3 === 0 ? 0 : seed % 17 };
+      // Small chunks keep the tail close to the minimum the proof needs.
+      const parts = chunks(stream(seed, size.cols, size.rows), seed * 7919, seed % 2 === 0 ? 600 : 24);
+      const full = render(parts, false, size);
+      const fast = render(parts, true, size);
+      expect(fast, `seed ${seed}`).toEqual(full);
+    }
+  });
+
+  it("renders the tail of 2,000,000 lines of seq output correctly", () => {
+    const lines = Array.from({ length: 200_000 }, (_, index) => `${index + 1}`);
+    const output = `${lines.join("\r\n")}\r\n`;
+    const parts = chunks(output, 42);
+    const size = { cols: 200, rows: 50, scrollback: 0 };
+    const fast = render(parts, true, size);
+    expect(fast).toEqual(render(parts, false, size));
+    expect(fast.text.split("\n").slice(-2)).toEqual(["199999", "200000"]);
+  });
+});
+
+describe("PlainRun", () => {
+  it("keeps only a tail of a long burst, restarting at column 0 with the live colours", () => {
+    const run = new PlainRun(10);
+    for (let index = 0; index < 1000; index++) {
+      expect(run.append(index === 10 ? "\x1b[0;31mred\r\n" : `line ${index}\r\n`)).toBe(true);
+    }
+    expect(run.hasDropped).toBe(true);
+    const tail = run.take();
+    expect(tail.startsWith("\r\x1b[0;31mline")).toBe(true);
+    expect(tail.split("\n").length - 1).toBeGreaterThanOrEqual(10);
+    expect(tail.length).toBeLessThan(1000);
+    expect(run.isEmpty).toBe(true);
+  });
+
+  it("cuts only after CR LF, never after a bare LF", () => {
+    const run = new PlainRun(2);
+    for (let index = 0; index < 100; index++) run.append(`bare ${index}\n`);
+    expect(run.hasDropped).toBe(false);
+    expect(run.take()).toHaveLength(Array.from({ length: 100 }, (_, index) => `bare ${index}\n`).join("").length);
+  });
+
+  it("treats a CR LF split across appends as a cut point", () => {
+    const run = new PlainRun(1);
+    for (let index = 0; index < 10; index++) {
+      run.append(`${index}\r`);
+      run.append("\n");
+    }
+    expect(run.take()).toBe("\r9\r\n");
+  });
+
+  it("isPlainText accepts text, CR, LF, TAB, SGR, EL and CHA and nothing else", () => {
+    expect(isPlainText("a\tb\r\n\x1b[1;31mc\x1b[0m\x1b[K\x1b[2K\x1b[5Gé漢")).toBe(true);
+    for (const text of ["\x1b[2J", "\x1b[H", "\x1b]0;t\x07", "\x07", "\b", "\x1b[3", "\x1b", "\x9b1m", "\x0e", "\x1b[?1h"]) {
+      expect(isPlainText(`ok${text}`), JSON.stringify(text)).toBe(false);
+    }
+  });
+});
