@@ -265,7 +265,12 @@ export class Backend {
         conn.end({
           ok: true,
           exit: 0,
-          result: { pid: process.pid, version: this.#version, protocol: PROTOCOL_VERSION, sessions: this.#slots.size },
+          result: {
+            pid: process.pid,
+            version: this.#version,
+            protocol: PROTOCOL_VERSION,
+            sessions: new Set([...this.#slots.keys(), ...this.#creating.keys()]).size,
+          },
         });
         return;
       case "shutdown":

@@ -1,0 +1,117 @@
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { AGENT_TTY, alive, CliSandbox, waitFor } from "./helpers.js";
+
+const boxes: CliSandbox[] = [];
+function sandbox(env: NodeJS.ProcessEnv = {}): CliSandbox {
+  const box = new CliSandbox(env);
+  boxes.push(box);
+  return box;
+}
+afterEach(async () => {
+  for (const box of boxes.splice(0)) await box.cleanup();
+});
+
+describe("the session daemon", () => {
+  it("starts on demand in a 0700 directory with a 0600 socket, and serves every later call", async () => {
+    const box = sandbox();
+    expect((await box.k("ls")).stdout).toBe("no sessions\n");
+    expect(box.daemonPid()).toBeNull(); // asking does not start a daemon
+    expect((await box.k("new", "a")).stdout).toBe("OK a\n");
+    const pid = box.daemonPid();
+    expect(pid).not.toBeNull();
+    expect(statSync(box.home).mode & 0o777).toBe(0o700);
+    expect(statSync(join(box.home, "daemon.sock")).mode & 0o777).toBe(0o600);
+    expect((await box.k("new", "b")).stdout).toBe("OK b\n");
+    expect(box.daemonPid()).toBe(pid);
+    const status = await box.exec(AGENT_TTY, ["daemon", "status"]);
+    expect(status.stdout).toMatch(new RegExp(`^OK agent-tty daemon pid=${pid} sessions=2 version=\\S+ protocol=1 home=`));
+  });
+
+  it("agent-tty daemon stop ends the daemon and its sessions; status then says not running", async () => {
+    const box = sandbox();
+    await box.k("new", "s");
+    const pid = box.daemonPid() as number;
+    expect((await box.exec(AGENT_TTY, ["daemon", "stop"])).stdout).toBe("OK daemon stopped\n");
+    expect(alive(pid)).toBe(false);
+    expect(box.daemonPid()).toBeNull();
+    expect(await box.exec(AGENT_TTY, ["daemon", "status"])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^agent-tty daemon not running/) });
+    expect((await box.k("ls")).stdout).toBe("no sessions\n");
+    expect((await box.exec(AGENT_TTY, ["daemon", "stop"])).stdout).toBe("OK daemon not running\n");
+  });
+
+  it("racing first calls start exactly one daemon", async () => {
+    const box = sandbox();
+    const names = ["r1", "r2", "r3", "r4"];
+    const results = await Promise.all(names.map((n) => box.k("new", n)));
+    for (const [i, ran] of results.entries()) expect(ran.stdout).toBe(`OK ${names[i]}\n`);
+    const log = readFileSync(join(box.home, "daemon.log"), "utf8");
+    expect(log.match(/listening on/g)).toHaveLength(1);
+    const ls = (await box.k("ls")).stdout;
+    for (const n of names) expect(ls).toMatch(new RegExp(`^${n} state=idle`, "m"));
+  });
+
+  it("replaces the stale socket and lock of a daemon that died", async () => {
+    const box = sandbox();
+    await box.k("new", "before");
+    const dead = box.daemonPid() as number;
+    process.kill(dead, "SIGKILL");
+    await waitFor(() => !alive(dead));
+    // The socket file and the lock naming the dead pid are still there.
+    expect(statSync(join(box.home, "daemon.sock")).isSocket()).toBe(true);
+    expect(box.daemonPid()).toBe(dead);
+    expect((await box.k("ls")).stdout).toBe("no sessions\n");
+    expect((await box.k("new", "after")).stdout).toBe("OK after\n");
+    const pid = box.daemonPid();
+    expect(pid).not.toBe(dead);
+    expect((await box.k("run", "after", "echo fresh")).stdout).toBe("fresh\n");
+  });
+
+  it("gives clear errors when it cannot start", async () => {
+    const box = sandbox();
+    writeFileSync(join(box.dir, "file"), "");
+    const onFile = await box.exec(AGENT_TTY, ["new", "x"], { env: { AGENT_TTY_HOME: join(box.dir, "file") } });
+    expect(onFile).toMatchObject({ code: 1 });
+    expect(onFile.stdout).toMatch(/^ERR .*file/);
+    const longHome = join(box.dir, "x".repeat(120));
+    const tooLong = await box.exec(AGENT_TTY, ["new", "x"], { env: { AGENT_TTY_HOME: longHome } });
+    expect(tooLong.stdout).toMatch(/^ERR socket path .* is too long for a Unix socket; set AGENT_TTY_HOME to a shorter directory\n$/);
+  });
+
+  it("refuses a daemon directory other users can enter until a starting call repairs it", async () => {
+    const box = sandbox();
+    mkdirSync(box.home, { mode: 0o755 });
+    chmodSync(box.home, 0o755);
+    const ls = await box.k("ls");
+    expect(ls.code).toBe(1);
+    expect(ls.stdout).toMatch(/^ERR .* can be entered by other users/);
+    expect((await box.k("new", "s")).stdout).toBe("OK s\n");
+    expect(statSync(box.home).mode & 0o777).toBe(0o700);
+  });
+
+  it("answers a client of another protocol version with an error naming the fix", async () => {
+    const box = sandbox();
+    await box.k("new", "s");
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(join(box.home, "daemon.sock"));
+      let data = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (d: string) => (data += d));
+      socket.on("end", () => resolve(data));
+      socket.on("error", reject);
+      socket.write(`${JSON.stringify({ v: 99, op: "ls" })}\n`);
+    });
+    expect(JSON.parse(reply)).toMatchObject({ ok: false, exit: 1, stdout: expect.stringMatching(/^ERR .*protocol 1.*agent-tty daemon stop/) });
+  });
+
+  it("exits by itself once idle with no session", async () => {
+    const box = sandbox({ AGENT_TTY_DAEMON_IDLE_MS: "300" });
+    await box.k("new", "brief");
+    const pid = box.daemonPid() as number;
+    await box.k("kill", "brief");
+    await waitFor(() => !alive(pid), 10_000);
+    expect(box.daemonPid()).toBeNull();
+  });
+});
