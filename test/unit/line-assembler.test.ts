@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { LineAssembler } from "../../src/terminal/line-assembler.js";
+
+/** Feeds `chunks` and returns the complete lines, segments, marks and the unfinished last line. */
+function assemble(chunks: string[], markPrefix?: string) {
+  const assembler = new LineAssembler(markPrefix);
+  const lines: string[] = [];
+  const segments: string[] = [];
+  const marks: string[] = [];
+  const sink = { line: (text: string) => lines.push(text), segment: (text: string) => segments.push(text), mark: (body: string) => marks.push(body) };
+  for (const chunk of chunks) assembler.push(chunk, sink);
+  return { lines, segments, marks, partial: assembler.partialLine, assembler, sink };
+}
+
+describe("LineAssembler", () => {
+  it("splits plain text into lines, \\r\\n and \\n alike", () => {
+    expect(assemble(["a\r\nb\nc\r\n"]).lines).toEqual(["a", "b", "c"]);
+  });
+
+  it("keeps the unfinished last line until its newline arrives", () => {
+    const { lines, partial } = assemble(["hello wo"]);
+    expect(lines).toEqual([]);
+    expect(partial).toBe("hello wo");
+    expect(assemble(["hello wo", "rld\r\nnext"]).lines).toEqual(["hello world"]);
+  });
+
+  it("joins a line split over many chunks, one character at a time", () => {
+    const text = "first line\r\nsecond line\r\n";
+    expect(assemble([...text]).lines).toEqual(["first line", "second line"]);
+  });
+
+  it("\\r\\n split between chunks is one line ending", () => {
+    expect(assemble(["a\r", "\nb\r\n"]).lines).toEqual(["a", "b"]);
+  });
+
+  it("removes colour and other CSI sequences", () => {
+    expect(assemble(["\x1b[1;31mred\x1b[0m and \x1b[38;5;208mmore\x1b[m\r\n"]).lines).toEqual(["red and more"]);
+  });
+
+  it("an escape sequence cut between chunks is still removed", () => {
+    expect(assemble(["x\x1b", "[3", "2my\r\n"]).lines).toEqual(["xy"]);
+    expect(assemble(["x\x1b]0;tit", "le\x07y\r\n"]).lines).toEqual(["xy"]);
+  });
+
+  it("removes OSC titles (BEL and ST terminated) and hyperlinks, keeping their text", () => {
+    expect(assemble(["\x1b]0;window title\x07A\x1b]2;t\x1b\\B\r\n"]).lines).toEqual(["AB"]);
+    expect(assemble(["\x1b]8;;https://example.com\x07link\x1b]8;;\x07\r\n"]).lines).toEqual(["link"]);
+  });
+
+  it("collapses carriage-return redraws to the final screen content", () => {
+    expect(assemble(["10%\r50%\r100%\r\n"]).lines).toEqual(["100%"]);
+    expect(assemble(["abcdef\rXY\r\n"]).lines).toEqual(["XYcdef"]);
+  });
+
+  it("a progress bar redrawn across chunks keeps its final state", () => {
+    const chunks = ["[#   ] 25%", "\r[##  ] 50%", "\r[### ] 75%", "\r[####] 100%", "\r\ndone\r\n"];
+    expect(assemble(chunks).lines).toEqual(["[####] 100%", "done"]);
+  });
+
+  it("erase-in-line after a carriage return clears the old text", () => {
+    expect(assemble(["long old text\r\x1b[Knew\r\n"]).lines).toEqual(["new"]);
+    expect(assemble(["long old text\r\x1b[2Knew\r\n"]).lines).toEqual(["new"]);
+  });
+
+  it("backspace moves back and the next character overwrites", () => {
+    expect(assemble(["abc\b\bXY\r\n"]).lines).toEqual(["aXY"]);
+  });
+
+  it("cursor movements within the line are honoured", () => {
+    expect(assemble(["abcdef\x1b[3DXY\r\n"]).lines).toEqual(["abcXYf"]);
+    expect(assemble(["abcdef\x1b[2GZ\r\n"]).lines).toEqual(["aZcdef"]);
+    expect(assemble(["ab\x1b[2Ccd\r\n"]).lines).toEqual(["ab  cd"]);
+  });
+
+  it("deletes characters (CSI P) as a terminal does", () => {
+    expect(assemble(["abcdef\r\x1b[2P\r\n"]).lines).toEqual(["cdef"]);
+  });
+
+  it("drops BEL and other invisible control characters", () => {
+    expect(assemble(["a\x07b\x00c\x0fd\r\n"]).lines).toEqual(["abcd"]);
+  });
+
+  it("keeps tabs", () => {
+    expect(assemble(["a\tb\r\n"]).lines).toEqual(["a\tb"]);
+  });
+
+  it("hands OSC bodies with the mark prefix to sink.mark, in stream order, and shows nothing of them", () => {
+    const { lines, marks } = assemble(["out\x1b]6973;s3cret;D;0;/tmp\x07put\r\n\x1b]6973;other;B\x07\x1b]6973;s3cret;B\x07"], "6973;s3cret;");
+    expect(lines).toEqual(["output"]);
+    expect(marks).toEqual(["6973;s3cret;D;0;/tmp", "6973;s3cret;B"]);
+  });
+
+  it("a mark cut between chunks is delivered once, whole", () => {
+    const { marks } = assemble(["\x1b]6973;k;", "C\x07"], "6973;k;");
+    expect(marks).toEqual(["6973;k;C"]);
+  });
+
+  it("a very long line without newline is passed on in segments, bounded", () => {
+    const { lines, segments, partial } = assemble(["x".repeat(200_000)]);
+    expect(lines).toEqual([]);
+    expect(segments.join("") + partial).toBe("x".repeat(200_000));
+    expect(partial.length).toBeLessThan(200_000);
+  });
+
+  it("an unterminated OSC does not swallow the rest of the output forever", () => {
+    const { lines } = assemble(["\x1b]0;never terminated", "y".repeat(20_000), "\r\nvisible\r\n"]);
+    expect(lines.at(-1)).toBe("visible");
+  });
+
+  it("flushPartial hands the unfinished line over once and forgets it", () => {
+    const { assembler, sink, segments } = assemble(["prompt> "]);
+    assembler.flushPartial(sink);
+    expect(segments).toEqual(["prompt> "]);
+    expect(assembler.partialLine).toBe("");
+  });
+
+  it("multi-byte characters (already decoded) pass through intact", () => {
+    expect(assemble(["é€", "😀\r", "\n"]).lines).toEqual(["é€😀"]);
+  });
+});
