@@ -1,4 +1,6 @@
 const BLOCK_CONTINUATION = /^(else|elif|except|finally)\b/;
+// A compound statement opens a block even with its body on the same line (`for x in y: f(x)`).
+const COMPOUND = /^(async\s+)?(for|while|if|elif|else|try|except|finally|with|def|class|match)\b|^@/;
 
 /**
  * Turns a cell into the lines a careful person would type into python's
@@ -20,7 +22,7 @@ export function pythonReplLines(code: string): string[] {
     const indented = /^\s/.test(line);
     if (!indented && inBlock && !BLOCK_CONTINUATION.test(line)) lines.push("");
     lines.push(line);
-    inBlock = indented || line.trimEnd().endsWith(":");
+    inBlock = indented || line.trimEnd().endsWith(":") || COMPOUND.test(line);
     for (const quote of ['"""', "'''"]) {
       if (countOf(line, quote) % 2 === 1) inString = quote;
     }

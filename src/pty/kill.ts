@@ -52,6 +52,7 @@ function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
  */
 export async function killSession(pty: PtyProcess, exited: Promise<void>, graceMs: number): Promise<void> {
   const sid = pty.pid;
+  pty.releaseSlave();
   signal(-sid, "SIGHUP");
   pty.kill("SIGHUP");
   const gone = graceMs > 0 && (await within(exited, graceMs));

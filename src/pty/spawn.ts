@@ -1,3 +1,4 @@
+import { closeSync, constants, openSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import * as nodePty from "node-pty";
 import type { SpawnPlan } from "../detect/types.js";
@@ -15,6 +16,8 @@ export interface PtyProcess {
   resize(cols: number, rows: number): void;
   /** Signals the program (not its whole session). */
   kill(signal: NodeJS.Signals): void;
+  /** Lets the terminal hang up once the program is gone (call before ending it on purpose). */
+  releaseSlave(): void;
   /** Stops reading and frees the PTY; idempotent. */
   destroy(): void;
 }
@@ -44,6 +47,15 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
   const decoder = new StringDecoder("utf8");
   let destroyed = false;
   let exited = false;
+  // Our own handle on the terminal's slave side: when the program exits, Linux would otherwise hang
+  // the terminal up and drop output not read yet (node-pty reports exit without it). Held open,
+  // the rest drains before node-pty reports the exit. Never read: it only keeps the terminal alive.
+  let slave = openSlave(pty);
+  const releaseSlave = () => {
+    if (slave === undefined) return;
+    closeSync(slave);
+    slave = undefined;
+  };
 
   pty.onData((data: string | Buffer) => {
     const text = typeof data === "string" ? data : decoder.write(data);
@@ -51,6 +63,7 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
   });
   pty.onExit(({ exitCode, signal }) => {
     exited = true;
+    releaseSlave();
     const rest = decoder.end();
     if (rest !== "") handlers.onData(rest);
     handlers.onExit({ exitCode, signal });
@@ -72,7 +85,9 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
         // already gone
       }
     },
+    releaseSlave,
     destroy() {
+      releaseSlave();
       if (destroyed) return;
       destroyed = true;
       try {
@@ -85,4 +100,14 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
       }
     },
   };
+}
+
+function openSlave(pty: nodePty.IPty): number | undefined {
+  const path = (pty as nodePty.IPty & { ptsName?: string }).ptsName;
+  if (path === undefined) return undefined;
+  try {
+    return openSync(path, constants.O_RDWR | constants.O_NOCTTY);
+  } catch {
+    return undefined;
+  }
 }
