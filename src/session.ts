@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "eventemitter3";
+import pTimeout from "p-timeout";
 import { Cell, isFinalStatus, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type FinalCellStatus } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import { isFrameSignal, type DetectorInput, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
@@ -217,25 +218,23 @@ export class Session extends EventEmitter<SessionEvents> {
       write: (data) => this.#pty?.write(data),
       endFrame: (end) => this.#endFrame(end ?? {}),
     });
-    const timer = setTimeout(() => {
-      const output = this.#readyFrame?.peek() ?? "";
-      this.#ready.reject(
-        new SpawnError(
+    try {
+      await pTimeout(this.#ready.promise, {
+        milliseconds: options.readyTimeoutMs,
+        message: new SpawnError(
           "ERR_NOT_READY",
           options.command,
           `'${options.command}' did not become ready within ${options.readyTimeoutMs} ms (detector '${this.#detector.name}' saw no prompt); ` +
             `raise readyTimeoutMs or pick a detector that matches its prompt`,
-          output,
         ),
-      );
-    }, options.readyTimeoutMs);
-    try {
-      await this.#ready.promise;
+      });
     } catch (error) {
+      const output = this.#readyFrame?.peek() ?? "";
       await this.close();
+      if (error instanceof SpawnError && error.output === "" && output !== "") {
+        throw new SpawnError(error.code as "ERR_SPAWN" | "ERR_NOT_READY", error.command, error.message, output);
+      }
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

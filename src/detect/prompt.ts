@@ -1,3 +1,4 @@
+import stripAnsi from "strip-ansi";
 import { invalidArgument, describeValue } from "../errors.js";
 import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
 
@@ -21,8 +22,10 @@ type Matcher = (text: string) => boolean;
 
 function matcher(pattern: string | RegExp, what: string): Matcher {
   if (typeof pattern === "string") {
-    if (pattern === "") throw invalidArgument(`Expected \`${what}\` to be a non-empty string or a RegExp, got \`""\` (string)`);
-    return (text) => text.endsWith(pattern);
+    // Lines are matched clean: a prompt copied with its colour codes must match without them.
+    const plain = stripAnsi(pattern);
+    if (plain === "") throw invalidArgument(`Expected \`${what}\` to be a non-empty string or a RegExp, got ${describeValue(pattern)}`);
+    return (text) => text.endsWith(plain);
   }
   if (pattern instanceof RegExp) {
     const regex = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));

@@ -1,31 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { listSessionProcesses } from "./proc-state.js";
 import type { PtyProcess } from "./spawn.js";
 
 /** How long to wait for the program to go after SIGKILL before giving up on it. */
 const KILL_WAIT_MS = 2_000;
-
-/** Processes whose session id is `sid` (field 6 of /proc/<pid>/stat): everything started in that terminal. */
-export function sessionProcesses(sid: number): number[] {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  const pids: number[] = [];
-  for (const entry of entries) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid <= 0) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[3]) === sid) pids.push(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 function signal(pid: number, name: NodeJS.Signals): void {
   try {
@@ -56,7 +33,7 @@ export async function killSession(pty: PtyProcess, exited: Promise<void>, graceM
   signal(-sid, "SIGHUP");
   pty.kill("SIGHUP");
   const gone = graceMs > 0 && (await within(exited, graceMs));
-  const leftovers = sessionProcesses(sid);
+  const leftovers = listSessionProcesses(sid);
   if (gone && leftovers.length === 0) return;
   signal(-sid, "SIGKILL");
   for (const pid of leftovers) signal(pid, "SIGKILL");
