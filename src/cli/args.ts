@@ -46,6 +46,7 @@ Usage:
   k attach  [session]                           take over the terminal; Ctrl-] detaches
   k screen  [session]                           what the terminal shows now
   k keys    [session] <key>...                  press keys: enter, tab, esc, up, ctrl+c, f1, ...
+  k type    [session] <text>                    type text literally (no Enter)
   k expect  [session] <pattern> [-t N] [-j]     wait until the output matches a regex
   k daemon  status|stop|start                   the per-user session daemon
   k --version                                   also -V, version
@@ -243,6 +244,14 @@ function parse(args: string[], ctx: ArgContext): Plan {
     case "keys":
       if (rest.length === 0) fail("usage: k keys [session] <key>...");
       return request({ op: "keys", session: resolveSession(undefined, env), words: rest });
+    case "type":
+      if (rest.length === 0 || rest.length > 2) fail("usage: k type [session] <text>");
+      if (rest.length === 2) checkName(rest[0] ?? "");
+      return request({
+        op: "type",
+        session: rest.length === 2 ? (rest[0] ?? null) : resolveSession(undefined, env),
+        text: rest.at(-1) ?? "",
+      });
     case "expect": {
       let timeout = RUN_TIMEOUT_S;
       let json = false;

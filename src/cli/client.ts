@@ -101,8 +101,11 @@ export async function connectDaemon(start: boolean, paths: DaemonPaths = daemonP
 async function logTail(paths: DaemonPaths): Promise<string> {
   try {
     const { readFileSync } = await import("node:fs");
-    const lines = readFileSync(paths.log, "utf8").trimEnd().split("\n").slice(-3).join(" | ");
-    return lines ? `its log ${paths.log} ends: ${lines}` : `see ${paths.log}`;
+    const lines = readFileSync(paths.log, "utf8").trimEnd().split("\n").slice(-40);
+    // A crash ends with a stack and "Node.js vX": the error line says more.
+    const error = [...lines].reverse().find((line) => /^\w*Error\b|agent-tty daemon\[/.test(line));
+    const shown = (error ?? lines.at(-1) ?? "").trim();
+    return shown ? `its log ${paths.log} says: ${shown}` : `see ${paths.log}`;
   } catch {
     return `see ${paths.log}`;
   }

@@ -56,6 +56,7 @@ export function replyWithoutSessions(request: Request): Reply | null {
     case "history":
     case "screen":
     case "keys":
+    case "type":
     case "expect":
     case "attach":
     case "notify":

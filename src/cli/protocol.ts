@@ -69,6 +69,7 @@ export type Request =
   | { op: "notify"; session: string | null; words: string[]; from: string }
   | { op: "screen"; session: string | null }
   | { op: "keys"; session: string | null; words: string[] }
+  | { op: "type"; session: string | null; text: string }
   | { op: "expect"; session: string | null; words: string[]; timeoutMs: number; json: boolean }
   | { op: "watch"; session: string | null; color: boolean }
   | { op: "monitor"; session: string; cellId: string | null; once: boolean }

@@ -314,6 +314,14 @@ export class Backend {
       case "keys":
         conn.end(this.#keys(req));
         return;
+      case "type":
+        conn.end(
+          this.#withSlot(req, req.session, (slot) => {
+            slot.sh.type(req.text);
+            return textReply("OK");
+          }),
+        );
+        return;
       case "expect":
         conn.end(await this.#expect(req));
         return;
@@ -711,12 +719,33 @@ export class Backend {
       req.json
         ? jsonReply({ status: "matched", match, groups, before })
         : textReply(`OK ${match}`, 0, { match, groups, before });
-    // What already waits on the last line of the screen (a prompt) counts too.
-    const lastLine = slot.sh.screen().split("\n").filter((l) => l.trim() !== "").pop() ?? "";
-    const onScreen = pattern.exec(lastLine);
-    if (onScreen) return done(onScreen[0], onScreen.slice(1).map((g) => g ?? ""), "");
+    // A prompt already waiting counts too: the last line of a cell that awaits
+    // input (trailing spaces kept), or else the last line of the screen. They
+    // are checked now and while waiting (a prompt printed just before this
+    // call is seen once the program is found waiting for input).
+    const waitingLine = (): { match: string; groups: string[]; before: string } | null => {
+      const waiting = slot.sh.poll();
+      const candidates: string[] = [];
+      if (waiting?.status === "awaiting_input" && waiting.output !== undefined) candidates.push(waiting.output.split("\n").pop() ?? "");
+      candidates.push(slot.sh.screen().split("\n").filter((l) => l.trim() !== "").pop() ?? "");
+      for (const line of candidates) {
+        const found = pattern.exec(line);
+        if (found) return { match: found[0], groups: found.slice(1).map((g) => g ?? ""), before: line.slice(0, found.index) };
+      }
+      return null;
+    };
+    const now = waitingLine();
+    if (now) return done(now.match, now.groups, now.before);
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const onPrompt = new Promise<{ match: string; groups: string[]; before: string }>((resolveSeen) => {
+      timer = setInterval(() => {
+        const seen = waitingLine();
+        if (seen) resolveSeen(seen);
+      }, 100);
+    });
     try {
-      const found = await slot.sh.expect(pattern, { timeoutMs: req.timeoutMs });
+      const found = await Promise.race([slot.sh.expect(pattern, { timeoutMs: req.timeoutMs, signal: abort.signal }), onPrompt]);
       return done(found.match, found.groups.map((g) => g ?? ""), found.before);
     } catch (error) {
       if (error instanceof CellTimeoutError) {
@@ -726,6 +755,9 @@ export class Backend {
         return errReply(`timeout after ${seconds} s waiting for ${pattern}; last output: ${pyRepr(recent.split("\n").slice(-3).join("\n"))}`);
       }
       return errReply(message(error));
+    } finally {
+      clearInterval(timer);
+      abort.abort();
     }
   }
 
