@@ -4,7 +4,7 @@
 //   handle.text(result) -> string   (the clean output, computed untimed)
 //   handle.flood(code) -> result    (output thrown away where the driver can)
 //   handle.close()
-import { FloorShell, floorClean } from "./floor.mjs";
+import { FloorShell, benchEnv, floorClean } from "./floor.mjs";
 
 const PROMPT = "bench$ ";
 
@@ -29,6 +29,34 @@ const floor = {
     return {
       run: (code) => sh.run(code),
       flood: (code) => sh.runDiscard(code),
+      text: (r) => floorClean(r.raw),
+      exitCode: (r) => r.exitCode,
+      close: () => sh.close(),
+    };
+  },
+};
+
+/**
+ * The floor loop driving a bash set up by agent-tty's own shellIntegration()
+ * detector (its rc file, its cell encoding): what the shell-side hooks cost,
+ * with none of agent-tty's Node-side work.
+ */
+const floorHooks = {
+  id: "hooks",
+  label: "floor + SI bash hooks",
+  async spawn({ home }) {
+    const { detectors, error } = await loadLib();
+    if (error) throw new Error(error);
+    const d = detectors.shellIntegration();
+    // The ready mark is an internal of shell-integration.ts: skip, not fail, when it moves.
+    if (typeof d.markPrefix !== "string") throw new Error("SKIP: shellIntegration() has no markPrefix any more");
+    const plan = await d.setup({ command: "bash", args: ["--norc", "--noprofile"], cwd: home, env: benchEnv(home) });
+    const mark = Buffer.from(`\x1b]${d.markPrefix}B`);
+    const sh = await FloorShell.spawn({ home, plan, mark });
+    const encode = (code) => d.encode?.(code) ?? `${code}\r`;
+    return {
+      run: (code) => sh.runBytes(encode(code)),
+      flood: (code) => sh.runBytes(encode(code)),
       text: (r) => floorClean(r.raw),
       exitCode: (r) => r.exitCode,
       close: () => sh.close(),
@@ -66,7 +94,11 @@ function libContender(id, label, detectorOf, extra) {
 
 export const CONTENDERS = [
   floor,
-  libContender("si", "agent-tty shellIntegration", (d) => d.shellIntegration(), { args: [], env: {} }),
+  floorHooks,
+  libContender("si", "agent-tty shellIntegration", (d) => d.shellIntegration(), {
+    args: ["--norc", "--noprofile"],
+    env: {},
+  }),
   libContender("prompt", "agent-tty prompt", (d) => d.prompt(PROMPT), {
     args: ["--norc", "--noprofile"],
     env: { PS1: PROMPT },

@@ -4,9 +4,9 @@
 // and carries $? as the exit code. Raw Buffers (encoding: null), one decode.
 import pty from "node-pty";
 
-const MARK = Buffer.from("\x1b]777;floor;");
+const FLOOR_MARK = Buffer.from("\x1b]777;floor;");
 const BEL = 0x07;
-const TAIL = 64;
+const TAIL = 160;
 const PS1 = "$ \\[\\e]777;floor;$?\\a\\]";
 
 /** Environment every bash contender gets (no user rc files: HOME is empty). */
@@ -14,13 +14,22 @@ export function benchEnv(home, extra = {}) {
   return { ...process.env, HOME: home, TERM: "xterm-256color", ...extra };
 }
 
-/** Where the marker ends in `win` (0x07 as its last byte), or -1. */
-function markEnd(win) {
+/**
+ * Where the marker starts in `win`, or -1. The marker (digits, then BEL) may
+ * only be followed by other complete OSC strings (marks another PS1 hook adds).
+ */
+function markAt(win, mark) {
   if (win[win.length - 1] !== BEL) return -1;
-  const at = win.lastIndexOf(MARK);
+  const at = win.lastIndexOf(mark);
   if (at < 0) return -1;
-  for (let i = at + MARK.length; i < win.length - 1; i++) {
-    if (win[i] < 0x30 || win[i] > 0x39) return -1;
+  let i = at + mark.length;
+  while (i < win.length && win[i] >= 0x30 && win[i] <= 0x39) i++;
+  if (win[i] !== BEL) return -1;
+  for (i++; i < win.length; ) {
+    if (win[i] !== 0x1b || win[i + 1] !== 0x5d) return -1;
+    const end = win.indexOf(BEL, i);
+    if (end < 0) return -1;
+    i = end + 1;
   }
   return at;
 }
@@ -31,23 +40,29 @@ export class FloorShell {
   #tail = Buffer.alloc(0);
   #job = null;
   #exited;
+  #mark;
 
-  constructor(p) {
+  constructor(p, mark) {
     this.#p = p;
+    this.#mark = mark;
     this.#exited = new Promise((r) => p.onExit(r));
     p.onData((buf) => this.#onData(buf));
   }
 
-  static spawn({ home, cols = 200, rows = 50 }) {
-    const p = pty.spawn("bash", ["--norc", "--noprofile"], {
+  /**
+   * `plan` (command, args, env) replaces the plain `bash --norc --noprofile`;
+   * `mark` (the bytes before the digits and BEL) replaces the PS1 marker.
+   */
+  static spawn({ home, cols = 200, rows = 50, env = {}, plan, mark = FLOOR_MARK }) {
+    const p = pty.spawn(plan?.command ?? "bash", plan?.args ?? ["--norc", "--noprofile"], {
       name: "xterm-256color",
       cols,
       rows,
       cwd: home,
-      env: benchEnv(home, { PS1 }),
+      env: { ...(plan?.env ?? benchEnv(home)), PS1, ...env },
       encoding: null,
     });
-    const sh = new FloorShell(p);
+    const sh = new FloorShell(p, mark);
     return sh.#wait(false).then(() => sh);
   }
 
@@ -66,11 +81,12 @@ export class FloorShell {
     }
     const win = Buffer.concat([this.#tail, buf.subarray(Math.max(0, buf.length - TAIL))]);
     this.#tail = win.subarray(-TAIL);
-    const at = markEnd(win);
+    const mark = this.#mark;
+    const at = markAt(win, mark);
     if (at < 0) return;
     this.#job = null;
     this.#tail = Buffer.alloc(0);
-    const exitCode = Number(win.subarray(at + MARK.length, win.length - 1).toString("latin1"));
+    const exitCode = Number.parseInt(win.subarray(at + mark.length, at + mark.length + 12).toString("latin1"), 10);
     job.resolve({ raw: job.keep ? Buffer.concat(job.chunks).toString("utf8") : undefined, bytes: job.bytes, exitCode });
   }
 
@@ -84,6 +100,13 @@ export class FloorShell {
   run(code) {
     const done = this.#wait(true);
     this.#p.write(code + "\r");
+    return done;
+  }
+
+  /** Write these exact bytes (e.g. a bracketed paste), same wait. */
+  runBytes(bytes) {
+    const done = this.#wait(true);
+    this.#p.write(bytes);
     return done;
   }
 
@@ -108,10 +131,13 @@ export class FloorShell {
 
 /** The floor's raw text as a cell's clean output (done outside the timing). */
 export function floorClean(raw) {
-  let s = raw.replace(/\x1b\[\?2004[hl]/g, "");
-  s = s.slice(s.indexOf("\n") + 1);
+  let s = raw;
   const end = s.lastIndexOf("$ \x1b]777;floor;");
   if (end >= 0) s = s.slice(0, end);
+  s = s.replace(/\x1b\[\?2004[hl]/g, "").replace(/\x1b\][^\x07]*\x07/g, "");
+  s = s.slice(s.indexOf("\n") + 1);
+  const prompt = s.lastIndexOf("\n");
+  if (end < 0) s = s.slice(0, prompt + 1); // someone else's prompt: the last line
   s = s.replace(/\r\n/g, "\n").replace(/^\r/, "");
   return s.endsWith("\n") ? s.slice(0, -1) : s;
 }

@@ -1,6 +1,7 @@
 // Turns the merged results into the table, the ratios and the target verdicts.
-const NAMES = { raw: "raw reader", floor: "floor", si: "shellInteg.", prompt: "prompt", repeat: "repeatEnter" };
-const COLS = ["raw", "floor", "si", "prompt", "repeat"];
+const NAMES = { raw: "raw reader", floor: "floor", hooks: "floor+SIhooks", si: "shellInteg.", prompt: "prompt", repeat: "repeatEnter" };
+const COLS = ["raw", "floor", "hooks", "si", "prompt", "repeat"];
+const FLOORS = ["raw", "floor", "hooks"];
 
 const fmt = (x, d) =>
   x == null || Number.isNaN(x) ? "-" : x.toFixed(d ?? (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : Math.abs(x) >= 1 ? 2 : 3));
@@ -36,7 +37,7 @@ const TARGETS = [
 export function printReport(r) {
   const res = r.results;
   const cols = COLS.filter((c) => Object.values(res).some((w) => w?.[c]));
-  const W0 = 27;
+  const W0 = 34;
   const W = 15;
   const line = (label, cells) => console.log(label.padEnd(W0) + cells.map((s) => s.padStart(W)).join(""));
   console.log(
@@ -51,7 +52,7 @@ export function printReport(r) {
       label,
       cols.map((c) => {
         const x = res[w][c];
-        if (!x || x.errors) return x?.errors ? "ERROR" : "";
+        if (!x || x.errors || x.skipped) return x?.errors ? "ERROR" : x?.skipped ? "skipped" : "";
         const v = pick(x);
         const q = withRatio && c !== "floor" && c !== "raw" ? ratio(v, floorV) : null;
         return fmt(v, digits) + (q ? ` (${q.toFixed(2)}x)` : "");
@@ -63,7 +64,7 @@ export function printReport(r) {
     line(
       "output verified",
       cols.map((c) => {
-        const oks = checked.map((w) => res[w][c]).filter(Boolean);
+        const oks = checked.map((w) => res[w][c]).filter((x) => x && !x.skipped);
         if (!oks.length) return "";
         return oks.every((x) => x.ok !== false && !x.errors) ? "OK" : "MISMATCH";
       }),
@@ -71,7 +72,7 @@ export function printReport(r) {
   }
 
   const targets = [];
-  const libCols = cols.filter((c) => !["raw", "floor"].includes(c));
+  const libCols = cols.filter((c) => !FLOORS.includes(c));
   if (libCols.length) {
     console.log("\ntargets (issue 5 unless said)");
     line("", libCols.map((c) => NAMES[c]));

@@ -23,17 +23,17 @@ const profileDir = flag("profile") ? join(here, "results", "prof") : null;
 
 const LIB = ["si", "prompt", "repeat"];
 const plan = {
-  spawn: { rounds: quick ? 3 : 5, params: { n: quick ? 2 : 4 }, who: ["floor", ...LIB] },
-  echo: { rounds: quick ? 2 : 5, params: { n: quick ? 40 : 60, warm: 10 }, who: ["floor", ...LIB] },
+  spawn: { rounds: quick ? 3 : 5, params: { n: quick ? 2 : 4 }, who: ["floor", "hooks", ...LIB] },
+  echo: { rounds: quick ? 2 : 5, params: { n: quick ? 40 : 60, warm: 10 }, who: ["floor", "hooks", ...LIB] },
   bigcell: { rounds: quick ? 1 : 3, params: { lines: 2_000_000 }, who: ["raw", "floor", ...LIB] },
   flood: { rounds: 1, params: { bytes: quick ? 200e6 : 1e9 }, who: quick ? ["floor", "si"] : ["floor", ...LIB] },
   idle: { rounds: 1, params: { n: 50 }, who: ["floor", ...LIB] },
-  parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: ["floor", ...LIB] },
+  parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: ["floor", "hooks", ...LIB] },
 };
 
 const notes = [];
 const lib = await loadLib();
-let contenders = ["raw", "floor", ...LIB];
+let contenders = ["raw", "floor", "hooks", ...LIB];
 if (lib.error) {
   notes.push(`agent-tty skipped: ${lib.error}; run \`npm run build\` first`);
   contenders = ["raw", "floor"];
@@ -65,6 +65,7 @@ function merge(into, r) {
     if (Array.isArray(v)) into[k] = [...(into[k] ?? []), ...v];
     else if (typeof v === "number") (into[`${k}Rounds`] ??= []).push(v);
     else if (k === "ok") into.ok = (into.ok ?? true) && v;
+    else if (k === "error" && v.includes("SKIP: ")) into.skipped = v.split("SKIP: ")[1].split("\n")[0];
     else if (k === "detail" || k === "error") (into[`${k}s`] ??= []).push(v);
   }
   return into;
@@ -92,6 +93,7 @@ for (const [workload, spec] of Object.entries(plan)) {
     }
   }
   results[workload] = Object.fromEntries(Object.entries(merged).map(([c, m]) => [c, summarize(m)]));
+  for (const [c, m] of Object.entries(merged)) if (m.skipped) notes.push(`${workload}/${c} skipped: ${m.skipped}`);
 }
 if (!onlyW || onlyW.includes("cli")) {
   progress("cli");
