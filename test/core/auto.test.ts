@@ -27,7 +27,7 @@ describe('detector "auto" picks the detector that fits the program', () => {
   }
 
   it("sh (listed among the shells of shellIntegration) gets shell integration", async () => {
-    const sh = await spawnSession({ command: "sh", args: [] });
+    const sh = await spawnSession({ command: "sh", args: [], readyTimeoutMs: 5_000 });
     const r = await sh.run("echo from-sh; false");
     expect(r.decidedBy).toBe("shell-integration");
     expect(r.output).toBe("from-sh");

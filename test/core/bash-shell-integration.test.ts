@@ -137,6 +137,21 @@ describe("bash with shell integration", () => {
     expect(next.output).toBe("ok");
   });
 
+  it("100 back-to-back cells each get exactly their own output", async () => {
+    const sh = await spawnBash();
+    for (let index = 0; index < 100; index++) {
+      const r = await sh.run(`echo cell-${index}`);
+      expect({ index, output: r.output, exitCode: r.exitCode }).toEqual({ index, output: `cell-${index}`, exitCode: 0 });
+    }
+  });
+
+  it("a command longer than the terminal width is not echoed into the output", async () => {
+    const sh = await spawnBash({ cols: 40 });
+    const words = Array.from({ length: 30 }, (_, index) => `word${index}`).join(" ");
+    const r = await sh.run(`echo ${words} | wc -w`);
+    expect(r.output.trim()).toBe("30");
+  });
+
   it("raw holds the terminal's bytes, escapes included", async () => {
     const sh = await spawnBash();
     const r = await sh.run("printf '\\033[32mgreen\\033[0m\\n'");
