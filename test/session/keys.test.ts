@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AgentTtyError } from "../../src/index.js";
+import { AgentTtyError, SessionBusyError } from "../../src/index.js";
 import { spawnBash } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { shq, tempDir } from "./support.js";
@@ -36,6 +36,20 @@ describe("press() and paste() in real programs", () => {
     expect(result.exitCode).toBe(130);
     expect(result.durationMs).toBeLessThan(10_000);
     expect(sh.state).toBe("idle");
+  });
+
+  it("after interrupt() of a program that ignores Ctrl-C, the next cell reports its own output, not the old program's", async () => {
+    const sh = await spawnBash();
+    const armed = sh.expect(/^armed$/m, { timeoutMs: 10_000 });
+    const cell = sh.fire(`bash -c "trap '' INT; echo armed; sleep 4; echo old-program-output"`);
+    await armed;
+    await sh.interrupt();
+    expect((await cell.result).status).toBe("interrupted");
+
+    // Either the session still counts as busy (the program runs on), or the next cell waits and gets its own output.
+    const next = await sh.run("echo own-output", { timeoutMs: 10_000 }).catch((error: unknown) => error);
+    if (next instanceof SessionBusyError) return;
+    expect(next).toMatchObject({ status: "done", output: "own-output" });
   });
 
   it("arrows are sent as SS3 sequences while the program enabled application cursor mode, CSI otherwise", async () => {
