@@ -5,8 +5,7 @@
  */
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { pyRepr } from "./pyjson.js";
-import { FIRE_TIMEOUT_S, isValidSessionName, RUN_TIMEOUT_S, type Request } from "./protocol.js";
+import { FIRE_TIMEOUT_S, isValidSessionName, pyRepr, RUN_TIMEOUT_S, type Request } from "./protocol.js";
 
 /** What to do for one `k` invocation. */
 export type Plan =

@@ -11,7 +11,7 @@
 import { chmodSync, closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { Backend } from "./server.js";
-import { checkHome, daemonPaths, pidAlive, readLockPid, type DaemonPaths } from "./protocol.js";
+import { checkHome, daemonPaths, packageVersion, pidAlive, readLockPid, type DaemonPaths } from "./protocol.js";
 
 /** With no session and no client for this long, the daemon exits. */
 const DEFAULT_IDLE_MS = 15 * 60_000;
@@ -103,14 +103,6 @@ function listen(server: Server, path: string): Promise<void> {
       resolveListen();
     });
   });
-}
-
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string }).version ?? "unknown";
-  } catch {
-    return "unknown";
-  }
 }
 
 /**

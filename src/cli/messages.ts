@@ -2,8 +2,7 @@
  * The words `k` prints, shared by the client (which answers on its own when
  * no daemon runs) and the daemon. Pure functions.
  */
-import { pyJson, type PyValue } from "./pyjson.js";
-import type { Reply, Request } from "./protocol.js";
+import { pyJson, type PyValue, type Reply, type Request } from "./protocol.js";
 
 /** `no session 'x'; use k new x bash` */
 export function noSession(session: string): string {

@@ -6,20 +6,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs, type ArgContext } from "./args.js";
 import { connectDaemon, DaemonError, request, streamLines, type Conversation } from "./client.js";
-import { replyWithoutSessions } from "./messages.js";
-import { daemonPaths, DETACH_BYTE, PROTOCOL_VERSION, readLockPid, pidAlive, type Reply, type Request } from "./protocol.js";
-
-/** `agent-tty <version>`, read from package.json next to dist/. */
-export function versionLine(): string {
-  let version = "unknown";
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
-    version = pkg.version ?? version;
-  } catch {
-    /* not installed from the package */
-  }
-  return `agent-tty ${version}`;
-}
+import { daemonPaths, DETACH_BYTE, pidAlive, PROTOCOL_VERSION, readLockPid, packageVersion, versionLine, type Reply, type Request } from "./protocol.js";
 
 function out(text: string): void {
   if (text) process.stdout.write(text);
@@ -68,14 +55,27 @@ export async function runK(argv: readonly string[]): Promise<number> {
   }
 }
 
-async function sendRequest(body: Request): Promise<number> {
+async function sendRequest(body: Request, retried = false): Promise<number> {
+  if (body.op === "new") body.version = packageVersion();
   const socket = await connectDaemon(body.op === "new");
   if (socket === null) {
+    // Loaded only here: the common path (a daemon runs) does not need it.
+    const { replyWithoutSessions } = await import("./messages.js");
     const reply = replyWithoutSessions(body) as Reply;
     out(reply.stdout ?? "");
     return reply.exit;
   }
   const { conversation, reply } = await request(socket, body);
+  if (reply.restart === true && !retried) {
+    // A daemon of another version, with no session, steps down: wait for it to go, then start ours.
+    while ((await conversation.next()) !== null);
+    const paths = daemonPaths();
+    const deadline = Date.now() + 10_000;
+    for (let pid = readLockPid(paths.lock); pid !== null && pidAlive(pid) && Date.now() < deadline; pid = readLockPid(paths.lock)) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return sendRequest(body, true);
+  }
   if (!reply.ok || (body.op !== "watch" && body.op !== "attach")) {
     conversation.close();
     out(reply.stdout ?? "");

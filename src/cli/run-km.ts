@@ -5,9 +5,7 @@
  * first completion.
  */
 import { connectDaemon, DaemonError, request, streamLines } from "./client.js";
-import { pyJson, pyRepr, pyTimestamp } from "./pyjson.js";
-import { isValidSessionName } from "./protocol.js";
-import { versionLine } from "./run-k.js";
+import { isValidSessionName, pyJson, pyRepr, pyTimestamp, versionLine } from "./protocol.js";
 
 export const KM_USAGE = `km -- event monitor for k sessions (agent-tty)
 

@@ -18,8 +18,18 @@ import {
 } from "../index.js";
 import { planCommand } from "./command-line.js";
 import { cellErrorReply, errReply, jsonReply, NO_SESSION_FOUND, noSession, replyWithoutSessions, textReply } from "./messages.js";
-import { LineSplitter, PROTOCOL_VERSION, type AttachInput, type Reply, type Request, type StreamLine } from "./protocol.js";
-import { pyJson, pyRepr, pyTimestamp, type PyValue } from "./pyjson.js";
+import {
+  LineSplitter,
+  PROTOCOL_VERSION,
+  pyJson,
+  pyRepr,
+  pyTimestamp,
+  type AttachInput,
+  type PyValue,
+  type Reply,
+  type Request,
+  type StreamLine,
+} from "./protocol.js";
 import { formatEntry, WatchLog } from "./watch-log.js";
 
 /** A cell result as `k` prints it (keys in this order). */
@@ -43,6 +53,8 @@ const DEFAULT_COLS = 200;
 const DEFAULT_ROWS = 50;
 /** How long `k new` waits for the first prompt before answering "OK" (the session goes on starting). */
 const NEW_GRACE_MS = 100;
+/** How long a session may take to show its first prompt (`k new` answered before; a heavy rc file on a loaded machine is slow). */
+const READY_TIMEOUT_MS = 30_000;
 /** How long `k int` waits for the program to come back after Ctrl-C. */
 const INTERRUPT_WAIT_MS = 5_000;
 
@@ -360,6 +372,11 @@ export class Backend {
 
   async #new(req: Extract<Request, { op: "new" }>): Promise<Reply> {
     const name = req.session;
+    if (req.version !== undefined && req.version !== this.#version && this.#slots.size === 0 && this.#creating.size === 0) {
+      console.error(`${new Date().toISOString()} a client of version ${req.version} came: stepping down for it`);
+      this.#onShutdown();
+      return { ok: false, exit: 1, restart: true, stdout: "" };
+    }
     if (this.#slots.has(name)) return textReply(`OK ${name} (alive)`);
     const pending = this.#creating.get(name);
     if (pending) {
@@ -430,6 +447,7 @@ export class Backend {
       env: { ...req.env, ...plan.env },
       cols: DEFAULT_COLS,
       rows: DEFAULT_ROWS,
+      readyTimeoutMs: READY_TIMEOUT_MS,
       detector,
       ...(req.label !== null ? { label: req.label } : {}),
       ...(req.description !== null ? { description: req.description } : {}),

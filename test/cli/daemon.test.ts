@@ -5,6 +5,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AGENT_TTY, alive, CliSandbox, waitFor } from "./helpers.js";
 
 const boxes: CliSandbox[] = [];
+
+/** Sends one request line straight to the daemon's socket; resolves all it answers. */
+function raw(box: CliSandbox, message: object): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(join(box.home, "daemon.sock"));
+    let data = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (d: string) => (data += d));
+    socket.on("end", () => resolve(data));
+    socket.on("error", reject);
+    socket.write(`${JSON.stringify(message)}\n`);
+  });
+}
 function sandbox(env: NodeJS.ProcessEnv = {}): CliSandbox {
   const box = new CliSandbox(env);
   boxes.push(box);
@@ -94,16 +107,19 @@ describe("the session daemon", () => {
   it("answers a client of another protocol version with an error naming the fix", async () => {
     const box = sandbox();
     await box.k("new", "s");
-    const reply = await new Promise<string>((resolve, reject) => {
-      const socket = connect(join(box.home, "daemon.sock"));
-      let data = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (d: string) => (data += d));
-      socket.on("end", () => resolve(data));
-      socket.on("error", reject);
-      socket.write(`${JSON.stringify({ v: 99, op: "ls" })}\n`);
-    });
+    const reply = await raw(box, { v: 99, op: "ls" });
     expect(JSON.parse(reply)).toMatchObject({ ok: false, exit: 1, stdout: expect.stringMatching(/^ERR .*protocol 1.*agent-tty daemon stop/) });
+  });
+
+  it("a daemon of another version with no session steps down for a newer client's k new", async () => {
+    const box = sandbox();
+    expect((await box.exec(AGENT_TTY, ["daemon", "start"])).code).toBe(0);
+    const old = box.daemonPid() as number;
+    const reply = await raw(box, { v: 1, op: "new", session: "x", command: null, prompt: null, hook: null, label: null, description: null, cwd: box.dir, env: {}, version: "0.0.0-other" });
+    expect(JSON.parse(reply)).toMatchObject({ ok: false, restart: true });
+    await waitFor(() => !alive(old));
+    expect((await box.k("new", "fresh")).stdout).toBe("OK fresh\n");
+    expect(box.daemonPid()).not.toBe(old);
   });
 
   it("exits by itself once idle with no session", async () => {

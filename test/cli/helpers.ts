@@ -34,7 +34,8 @@ export class CliSandbox {
   readonly #children = new Set<ChildProcess>();
 
   constructor(extraEnv: NodeJS.ProcessEnv = {}) {
-    const env: NodeJS.ProcessEnv = { ...process.env, AGENT_TTY_HOME: this.home, NO_COLOR: "1", ...extraEnv };
+    // HOME too: sessions run real bash, without the user's own rc files.
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: this.dir, AGENT_TTY_HOME: this.home, NO_COLOR: "1", ...extraEnv };
     delete env["K_SESSION"];
     this.env = env;
   }

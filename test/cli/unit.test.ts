@@ -3,7 +3,7 @@ import { parseArgs, type ArgContext } from "../../src/cli/args.js";
 import { planCommand, splitWords } from "../../src/cli/command-line.js";
 import { replyWithoutSessions } from "../../src/cli/messages.js";
 import { isValidSessionName, LineSplitter } from "../../src/cli/protocol.js";
-import { pyJson, pyRepr, pyTimestamp } from "../../src/cli/pyjson.js";
+import { pyJson, pyRepr, pyTimestamp } from "../../src/cli/protocol.js";
 import { formatEntry, WatchLog, type WatchEntry } from "../../src/cli/watch-log.js";
 
 const ctx = (env: NodeJS.ProcessEnv = {}, cwd = "/work"): ArgContext => ({
