@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only=echo,spawn] [--contenders=floor,si] [--profile]
+// npm run bench [-- --quick] [--only=echo,spawn,cli] [--contenders=floor,si] [--rounds=N] [--profile]
 // Measures every contender side by side in one run, interleaved in rounds
 // (the machine is shared and noisy: the ratios to the floor measured in the
 // same run are what count), prints a table and writes bench/results/latest.json.
@@ -41,6 +41,8 @@ if (lib.error) {
 const onlyC = list("contenders");
 if (onlyC) contenders = contenders.filter((c) => onlyC.includes(c) || c === "floor");
 const onlyW = list("only");
+const roundsOverride = Number(list("rounds")?.[0]) || 0;
+if (roundsOverride) for (const spec of Object.values(plan)) spec.rounds = roundsOverride;
 const progress = (s) => process.stderr.isTTY && process.stderr.write(`\r${s}`.padEnd(60));
 
 function worker(contender, workload, params) {

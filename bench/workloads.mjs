@@ -4,6 +4,11 @@ import { readRaw } from "./floor.mjs";
 import { MB, resetRssPeak, rssNow, rssPeak, settleHeap, sleep } from "./stats.mjs";
 
 const now = () => performance.now();
+/** CPU time (user + system) this process spent since `c0`, in ms. */
+const cpuSince = (c0) => {
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+};
 
 async function closeAll(handles) {
   await Promise.allSettled(handles.map((h) => h.close()));
@@ -16,8 +21,8 @@ export function seqText(n) {
   return parts.join("\n");
 }
 
-/** Bytes of `seq 1 N` on a terminal (\r\n line ends). */
-const seqTtyBytes = (n) => Buffer.byteLength(seqText(n)) + n + 1;
+/** Bytes of `seq 1 N` on a terminal (\r\n line ends), given its clean text. */
+const seqTtyBytes = (text, n) => Buffer.byteLength(text) + n + 1;
 
 function checkText(got, want, what) {
   if (got === want) return { ok: true };
@@ -49,8 +54,11 @@ export const workloads = {
     const ms = [];
     let bad = null;
     let badCells = 0;
+    let cpu0;
+    let cpuPerCellUs;
     try {
       for (let i = 0; i < warm + n; i++) {
+        if (i === warm) cpu0 = process.cpuUsage();
         const t0 = now();
         const r = await h.run("echo hi");
         const t = now() - t0;
@@ -60,10 +68,11 @@ export const workloads = {
         badCells++;
         bad ??= `cell ${i}: output ${JSON.stringify(got)}`;
       }
+      cpuPerCellUs = (cpuSince(cpu0) / n) * 1000;
     } finally {
       await h.close();
     }
-    return { ms, ok: !bad, ...(bad ? { detail: `${badCells} of ${warm + n} cells wrong; first: ${bad}` } : {}) };
+    return { ms, cpuPerCellUs, ok: !bad, ...(bad ? { detail: `${badCells} of ${warm + n} cells wrong; first: ${bad}` } : {}) };
   },
 
   /** `seq 1 N` (~15 MB for 2e6) in one cell: wall time, peak RSS, exact output. */
@@ -72,15 +81,18 @@ export const workloads = {
     if (c.id === "raw") {
       // sleep keeps the PTY open: bytes still queued when seq exits would be lost.
       const seqArgs = (k) => ["-c", 'seq 1 "$1"; exec sleep 600', "sh", String(k)];
-      await readRaw("sh", seqArgs(10), { cwd: home, expectBytes: seqTtyBytes(10) });
+      await readRaw("sh", seqArgs(10), { cwd: home, expectBytes: seqTtyBytes(seqText(10), 10) });
+      const expectBytes = seqTtyBytes(want, lines);
       await settleHeap();
       const idle = rssNow();
       resetRssPeak();
-      const r = await readRaw("sh", seqArgs(lines), { cwd: home, expectBytes: seqTtyBytes(lines) });
+      const cpu0 = process.cpuUsage();
+      const r = await readRaw("sh", seqArgs(lines), { cwd: home, expectBytes });
+      const cpuMs = cpuSince(cpu0);
       const peak = rssPeak();
       const text = r.text.replace(/\r\n/g, "\n").slice(0, -1);
       const v = r.timedOut ? { ok: false, detail: `timed out after ${r.bytes} bytes` } : checkText(text, want, "raw");
-      return { ms: r.ms, peakAboveIdleMB: (peak - idle) / MB, ...v };
+      return { ms: r.ms, cpuMs, peakAboveIdleMB: (peak - idle) / MB, ...v };
     }
     const h = await c.spawn({ home, maxOutputBytes: 64 * MB, timeoutMs: 300_000 });
     try {
@@ -88,13 +100,15 @@ export const workloads = {
       await settleHeap();
       const idle = rssNow();
       resetRssPeak();
+      const cpu0 = process.cpuUsage();
       const t0 = now();
       const r = await h.run(`seq 1 ${lines}`);
       const ms = now() - t0;
+      const cpuMs = cpuSince(cpu0);
       const peak = rssPeak();
       const v = checkText(h.text(r), want, c.id);
       if (r.status && r.status !== "done") Object.assign(v, { ok: false, detail: `status ${r.status}` });
-      return { ms, peakAboveIdleMB: (peak - idle) / MB, ...v };
+      return { ms, cpuMs, peakAboveIdleMB: (peak - idle) / MB, ...v };
     } finally {
       await h.close();
     }
@@ -109,11 +123,13 @@ export const workloads = {
       const idle = rssNow();
       resetRssPeak();
       const line = "x".repeat(99);
+      const cpu0 = process.cpuUsage();
       const t0 = now();
       const r = await h.flood(`yes ${line} | head -c ${bytes}`);
       const ms = now() - t0;
+      const cpuMs = cpuSince(cpu0);
       const peak = rssPeak();
-      return { ms, peakAboveIdleMB: (peak - idle) / MB, ...checkFlood(c, r, bytes, line) };
+      return { ms, cpuMs, peakAboveIdleMB: (peak - idle) / MB, ...checkFlood(c, r, bytes, line) };
     } finally {
       await h.close();
     }
