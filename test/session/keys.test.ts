@@ -14,16 +14,29 @@ describe("press() and paste() in real programs", () => {
 
     // The recalled line is `echo recalled-$((20+22))`; only running it prints `recalled-42`.
     const ran = sh.expect(/^recalled-42$/m, { timeoutMs: 5_000 });
+    // The prompt drawn after the recalled command's output: the shell is idle again.
+    const promptBack = sh.expect(/^recalled-42\n.*[$#] $/m, { timeoutMs: 5_000 });
     sh.press("up");
     await waitFor(() => sh.screen().split("\n").some((row) => row.endsWith("echo recalled-$((20+22))")), {
       message: "the recalled command on the prompt line",
     });
     sh.press("enter");
     await ran;
+    await promptBack;
 
     // The shell still frames cells after commands typed outside any cell.
     const after = await sh.run("echo framed-again");
     expect(after).toMatchObject({ status: "done", output: "framed-again", exitCode: 0 });
+  });
+
+  it("a cell run while a command typed outside any cell still runs reports its own output", async () => {
+    const sh = await spawnBash();
+    await sh.run("true");
+    sh.type("sleep 0.5; echo manual-$((1+1))");
+    sh.press("enter");
+    const result = await sh.run("echo cell-$((2+2))", { timeoutMs: 10_000 });
+    expect(result).toMatchObject({ status: "done", output: "cell-4" });
+    expect((await sh.run("echo next-cell")).output).toBe("next-cell");
   });
 
   it('press("ctrl+c") interrupts a foreground sleep and bash reports exit status 130', async () => {
