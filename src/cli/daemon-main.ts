@@ -134,7 +134,7 @@ export async function runDaemon(paths: DaemonPaths = daemonPaths()): Promise<num
   const finished = new Promise<number>((r) => {
     finish = r;
   });
-  const backend = new Backend({ version: packageVersion(), onShutdown: () => void stop("stop requested") });
+  const backend = new Backend({ version: packageVersion(), onShutdown: () => stop("stop requested") });
   const server = createServer((socket) => backend.accept(socket));
 
   const stop = (why: string): Promise<void> => {

@@ -200,11 +200,11 @@ export class Backend {
   readonly #failed = new Map<string, string>();
   readonly #newGraceMs: number;
   readonly #version: string;
-  readonly #onShutdown: () => void;
+  readonly #onShutdown: () => Promise<void>;
   #connections = 0;
   #lastActivity = Date.now();
 
-  constructor(options: { version: string; onShutdown: () => void; newGraceMs?: number }) {
+  constructor(options: { version: string; onShutdown: () => Promise<void>; newGraceMs?: number }) {
     this.#version = options.version;
     this.#onShutdown = options.onShutdown;
     this.#newGraceMs = options.newGraceMs ?? NEW_GRACE_MS;
@@ -287,8 +287,8 @@ export class Backend {
         return;
       case "shutdown":
         conn.send({ ok: true, exit: 0, stdout: "OK daemon stopping\n" });
-        conn.closeHandlers.add(() => undefined);
-        this.#onShutdown();
+        await this.#onShutdown();
+        conn.end();
         return;
       case "new":
         conn.end(await this.#new(req));
@@ -374,7 +374,7 @@ export class Backend {
     const name = req.session;
     if (req.version !== undefined && req.version !== this.#version && this.#slots.size === 0 && this.#creating.size === 0) {
       console.error(`${new Date().toISOString()} a client of version ${req.version} came: stepping down for it`);
-      this.#onShutdown();
+      void this.#onShutdown();
       return { ok: false, exit: 1, restart: true, stdout: "" };
     }
     if (this.#slots.has(name)) return textReply(`OK ${name} (alive)`);
@@ -839,16 +839,15 @@ export class Backend {
     if (req.cols > 0 && req.rows > 0) sh.resize(req.cols, req.rows);
     conn.send({ ok: true, exit: 0, stdout: `[attached to ${slot.name}; Ctrl-] detaches]\r\n` });
     conn.send({ data: `\x1b[H\x1b[2J${sh.screen().replace(/\n/g, "\r\n")}` });
-    const onData = (chunk: unknown): void => {
-      const data = typeof chunk === "string" ? chunk : String((chunk as { data?: unknown })?.data ?? "");
+    const onData = (data: string): void => {
       if (data) conn.send({ data });
     };
-    sh.on("data", onData as never);
+    sh.on("data", onData);
     let detached = false;
     const detach = (): void => {
       if (detached) return;
       detached = true;
-      sh.off("data", onData as never);
+      sh.off("data", onData);
       slot.closeListeners.delete(onEnd);
       slot.attached--;
       if (slot.attached === 0 && !slot.closed) {
