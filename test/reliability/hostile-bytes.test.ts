@@ -95,6 +95,14 @@ describe("hostile bytes", () => {
     expect(next.output).toBe("next-cell");
   });
 
+  it("history() keeps the next cell's input on its own line after output that ends without a newline", async () => {
+    const sh = await spawnBash();
+    const first = await sh.run("printf 'no-newline'");
+    expect(first.output).toBe("no-newline");
+    await sh.run("echo next");
+    expect(sh.history(4)).toBe("printf 'no-newline'\nno-newline\necho next\nnext");
+  });
+
   it("an unterminated CSI cut by a newline does not swallow the following line", async () => {
     const sh = await spawnBash({ timeoutMs: 5_000 });
     const r = await sh.run("printf '\\033[12;'; echo; echo after-csi");
@@ -118,7 +126,7 @@ describe("hostile bytes", () => {
     const next = await sh.run("echo next-cell");
     expect(next.output).toBe("next-cell");
     expect(next.exitCode).toBe(0);
-    expect(sh.history(20)).not.toMatch(/\d+;\d+R|\?\d+(;\d+)*c|\[0n/);
+    expect(sh.history(3)).toBe(`got[] ${/(\d+)$/.exec(reader.output)?.[1]}\necho next-cell\nnext-cell`);
     expect(raw.text()).not.toContain("command not found");
   });
 
