@@ -261,5 +261,15 @@ export function normalizeCode(code: unknown): string {
   if (typeof code !== "string") throw invalidArgument(`Expected the cell's code to be a string, got ${describeValue(code)}`);
   const normalized = code.replace(/\r\n?/g, "\n").replace(/\n+$/, "");
   if (normalized.trim() === "") throw invalidArgument("Expected the cell's code to be non-empty; use press(\"enter\") to send a bare Enter");
+  // The terminal acts on these (Ctrl-C interrupts, Ctrl-S freezes output, ESC could end a paste):
+  // they cannot be typed as text. Keys go through press() or write().
+  const control = /[\x00-\x08\x0b-\x1f\x7f]/.exec(normalized);
+  if (control !== null) {
+    const code = control[0].charCodeAt(0);
+    throw invalidArgument(
+      `Expected the cell's code to be text without control characters, got U+${code.toString(16).toUpperCase().padStart(4, "0")} at index ${control.index}; ` +
+        "send keys such as Ctrl-C with press(\"ctrl+c\") or raw bytes with write()",
+    );
+  }
   return normalized;
 }

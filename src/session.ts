@@ -13,6 +13,7 @@ import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, optionalP
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { killSession } from "./pty/kill.js";
 import { isLinuxProcAvailable, readForeground } from "./pty/proc-state.js";
+import { terminalIsRaw } from "./pty/termios.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
 import { EchoFilter } from "./terminal/echo-filter.js";
 import { encodeKeys } from "./terminal/keys.js";
@@ -156,6 +157,7 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly #lineWatchers = new Set<(line: string | undefined, partial: string) => void>();
   readonly #exitWatchers = new Set<() => void>();
   #lastOutputAt = 0;
+  #atLineStart = true;
   #lastInputAt = 0;
   #inputTimer: NodeJS.Timeout | undefined;
 
@@ -212,11 +214,15 @@ export class Session extends EventEmitter<SessionEvents> {
       throw new SpawnError("ERR_SPAWN", options.command, `could not start '${options.command}': ${String(error)}`, "", { cause: error });
     }
     this.#screen = new Screen({ cols: options.cols, rows: options.rows });
-    // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal gives.
-    this.#screen.onResponse((answer) => this.#pty?.write(answer));
+    // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
+    // gives, when they are reading raw input; otherwise the answer would be echoed and typed into the next command.
+    this.#screen.onResponse((answer) => {
+      if (terminalIsRaw(this.#pty?.ptsName)) this.#pty?.write(answer);
+    });
     this.#detector.attach?.({
       write: (data) => this.#pty?.write(data),
       endFrame: (end) => this.#endFrame(end ?? {}),
+      waitingForInput: () => this.#waitingForInput(),
     });
     try {
       await pTimeout(this.#ready.promise, {
@@ -303,6 +309,8 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   #publishClean(text: string): void {
+    if (text === "") return;
+    this.#atLineStart = text.endsWith("\n");
     this.#transcript.append(text);
     for (const stream of this.#cleanStreams) stream.push(text);
   }
@@ -506,8 +514,7 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#echo = this.#genericEcho ? new EchoFilter(run.code) : undefined;
     this.#liveGate = this.#detector.markPrefix !== undefined;
     this.#lastPartial = "";
-    this.#transcript.append(`${run.code}\n`);
-    for (const stream of this.#cleanStreams) stream.push(`${run.code}\n`);
+    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${run.code}\n`);
     this.#armTimeout(run, run.options.timeoutMs);
     if (run.unlisten === undefined) this.#watchAbort(run);
     this.#emitEvent({ type: "fired", cellId: run.id, status: "running" });
@@ -667,8 +674,14 @@ export class Session extends EventEmitter<SessionEvents> {
     if (run === undefined || pid === undefined || run.status !== "running" || run.stopping !== undefined || run.result !== undefined) return;
     const quietMs = performance.now() - Math.max(this.#lastOutputAt, this.#lastInputAt);
     if (quietMs < INPUT_QUIET_MS) return;
-    const blocked = isLinuxProcAvailable() ? readForeground(pid)?.blockedOnTerminal === true : quietMs >= INPUT_FALLBACK_QUIET_MS;
+    const blocked = this.#waitingForInput() ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
     if (blocked) this.#settle(run, "awaiting_input", run.frame, { exitCode: null, decidedBy: "input" });
+  }
+
+  #waitingForInput(): boolean | undefined {
+    const pid = this.#pty?.pid;
+    if (pid === undefined || !isLinuxProcAvailable()) return undefined;
+    return readForeground(pid)?.blockedOnTerminal === true;
   }
 
   #startNext(): void {

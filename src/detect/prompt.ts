@@ -1,6 +1,6 @@
 import stripAnsi from "strip-ansi";
 import { invalidArgument, describeValue } from "../errors.js";
-import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
+import type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd } from "./types.js";
 
 /** Options of {@link prompt}. */
 export interface PromptOptions {
@@ -61,6 +61,8 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   let echoPrefix: string | undefined;
   // A prompt only counts once the Enter of the last typed line came back: before that it is a redraw.
   let lineEnded = true;
+  let recheck: NodeJS.Timeout | undefined;
+  let shownPrompt: string | undefined;
 
   return {
     name,
@@ -69,6 +71,8 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       io = detectorIo;
     },
     encode(code) {
+      if (recheck !== undefined) clearTimeout(recheck);
+      recheck = undefined;
       const lines = prepare(code);
       const first = lines.shift() ?? "";
       pending = lines;
@@ -78,6 +82,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
     },
     feed(event: DetectorInput): FeedResult {
       if (!("line" in event)) return undefined;
+      shownPrompt = undefined;
       if (!event.partial) {
         lineEnded = true;
         if (echoPrefix === undefined) return undefined;
@@ -88,15 +93,37 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       if (!lineEnded) return undefined;
       const primary = isPrompt(event.line);
       if (!primary && !isContinuation(event.line)) return undefined;
-      lastPrompt = event.line;
-      const next = pending.shift();
-      if (next !== undefined) {
-        echoPrefix = event.line;
-        lineEnded = false;
-        io?.write(`${next}\r`);
-        return undefined;
-      }
-      return primary ? {} : undefined;
+      return confirm(event.line, primary);
+    },
+    dispose() {
+      if (recheck !== undefined) clearTimeout(recheck);
     },
   };
+
+  // The prompt is back: type the cell's next line, or end the frame.
+  function act(line: string, primary: boolean): FeedResult {
+    lastPrompt = line;
+    const next = pending.shift();
+    if (next === undefined) return primary ? {} : undefined;
+    echoPrefix = line;
+    lineEnded = false;
+    io?.write(`${next}\r`);
+    return undefined;
+  }
+
+  // Text that looks like a prompt counts once the program is really waiting for input (where the
+  // system can tell): `print(">>> ", end="")` followed by more work is not a prompt.
+  function confirm(line: string, primary: boolean, delayMs = 2): FeedResult {
+    if (recheck !== undefined) clearTimeout(recheck);
+    recheck = undefined;
+    if (io?.waitingForInput() !== false) return act(line, primary);
+    shownPrompt = line;
+    recheck = setTimeout(() => {
+      recheck = undefined;
+      if (shownPrompt !== line) return;
+      const end = confirm(line, primary, Math.min(delayMs * 2, 100));
+      if (end !== undefined) io?.endFrame(end as FrameEnd);
+    }, delayMs);
+    return undefined;
+  }
 }

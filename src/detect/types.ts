@@ -54,6 +54,11 @@ export interface DetectorIo {
   write(data: string): void;
   /** Ends the current frame (or the ready wait) as if `feed` had returned `end`. */
   endFrame(end?: FrameEnd): void;
+  /**
+   * Whether the program in the foreground is blocked reading the terminal
+   * right now (Linux /proc); `undefined` where the system cannot tell.
+   */
+  waitingForInput(): boolean | undefined;
 }
 
 /**

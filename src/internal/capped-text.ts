@@ -40,7 +40,8 @@ export class CappedText {
         this.#headBytes += bytes;
         return;
       }
-      this.#overflow();
+      this.#overflow(text);
+      return;
     }
     this.#tail.push(text);
     this.#tailBytes += bytes;
@@ -53,14 +54,16 @@ export class CappedText {
     }
   }
 
-  // The head is over budget from now on: keep its first half, move the rest to the tail.
-  #overflow(): void {
+  // The head would go over budget: keep the first half of everything so far (this text included),
+  // and start the tail with the rest (at most half a budget of it).
+  #overflow(text: string): void {
     this.#overflowed = true;
-    const whole = this.#head.join("");
+    const whole = this.#head.join("") + text;
     const head = sliceBytes(whole, this.#half);
     this.#head = [head];
     this.#headBytes = Buffer.byteLength(head);
-    const rest = whole.slice(head.length);
+    let rest = whole.slice(head.length);
+    if (rest.length > this.#maxBytes) rest = sliceBytesFromEnd(rest, this.#half);
     this.#tail = rest === "" ? [] : [rest];
     this.#tailBytes = Buffer.byteLength(rest);
   }

@@ -12,6 +12,8 @@ export interface PtyExit {
 /** The PTY as the rest of agent-tty sees it: text in, text out, one exit. */
 export interface PtyProcess {
   readonly pid: number;
+  /** The slave side's device path (`/dev/pts/N`), where known. */
+  readonly ptsName: string | undefined;
   write(data: string): void;
   resize(cols: number, rows: number): void;
   /** Signals the program (not its whole session). */
@@ -71,6 +73,7 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
 
   return {
     pid: pty.pid,
+    ptsName: (pty as nodePty.IPty & { ptsName?: string }).ptsName,
     write(data) {
       if (!destroyed && !exited) pty.write(data);
     },

@@ -145,6 +145,7 @@ export class LineAssembler {
   #escape(text: string, start: number, sink: LineSink): number {
     const kind = text.charCodeAt(start + 1);
     if (Number.isNaN(kind)) return -1;
+    if (kind === 0x1b) return start + 1; // a lone ESC: the next one starts the real sequence
     if (kind === 0x5b /* [ */) return this.#csi(text, start + 2);
     if (kind === 0x5d /* ] */ || kind === 0x50 /* P */ || kind === 0x5f /* _ */ || kind === 0x5e /* ^ */ || kind === 0x58 /* X */) {
       return this.#escapeString(text, start, kind === 0x5d, sink);
@@ -161,6 +162,12 @@ export class LineAssembler {
     const limit = Math.min(text.length, bodyStart + MAX_ESCAPE_CHARS);
     for (let index = bodyStart; index < limit; index++) {
       const code = text.charCodeAt(index);
+      if (code === 0x1b && index + 1 < text.length && text.charCodeAt(index + 1) !== 0x5c) {
+        // ESC that is not ST aborts the string and starts a sequence of its own. A terminal would
+        // swallow the body; it was never a complete sequence, so it is shown rather than lost.
+        this.#pushControl(text.slice(bodyStart, index), sink);
+        return index;
+      }
       if (code === 0x07 || (code === 0x1b && text.charCodeAt(index + 1) === 0x5c)) {
         if (isOsc && this.#markPrefix !== undefined) {
           const body = text.slice(bodyStart, index);
@@ -184,6 +191,7 @@ export class LineAssembler {
         this.#applyCsi(text.slice(paramsStart, index), code);
         return index + 1;
       }
+      if (code === 0x1b) return index; // interrupted by a new sequence
       if (code < 0x20 || code > 0x3f) return index; // malformed: drop what we read
       index++;
       if (index - paramsStart > MAX_ESCAPE_CHARS) return index;
