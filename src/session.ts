@@ -96,8 +96,10 @@ interface CellRun {
 
 /** How many settled cells `poll(id)` remembers. */
 const RETAINED_CELLS = 100;
-/** How long an interrupt waits for the prompt before releasing the lock anyway. */
+/** How long an interrupt waits for the prompt before settling the cell (the lock stays held). */
 const INTERRUPT_GRACE_MS = 3_000;
+/** How often a Ctrl-C is sent again while the prompt does not come back. */
+const INTERRUPT_RESEND_MS = 250;
 /** Terminal queries a program waits to have answered (cursor position, device attributes, colours). */
 const TERMINAL_QUERY = /\x1b\[[>=?]?[\d;]*[cn]|\x1b\][\d;]*\?/;
 /** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
@@ -555,18 +557,31 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#state = "timed_out";
   }
 
-  /** Ctrl-C (or the detector's interrupt), then wait for the prompt; settles `status`. */
+  /**
+   * Ctrl-C (or the detector's interrupt), then wait for the prompt; settles `status`. A Ctrl-C can be
+   * lost (a child between fork and exec), so a plain one is sent again until the prompt is back.
+   * If it never comes, the cell settles anyway but the lock stays held (`timed_out`): typing the
+   * next cell into a program that is still running would be worse.
+   */
   async #stop(run: CellRun, status: FinalCellStatus): Promise<void> {
-    if (this.#lock !== run || run.stopping !== undefined) return;
-    run.stopping = run.result?.status === "timeout" ? "timeout" : status;
+    if (this.#lock !== run) return;
+    run.stopping ??= run.result?.status === "timeout" ? "timeout" : status;
     if (run.timer !== undefined) clearTimeout(run.timer);
     run.timer = undefined;
-    this.#pty?.write(this.#detector.interruptSequence?.() ?? "\x03");
-    const grace = setTimeout(() => {
-      if (this.#lock === run) this.#endFrame({}, "interrupt");
-    }, INTERRUPT_GRACE_MS);
-    await this.#whenReleased(run);
-    clearTimeout(grace);
+    const sequence = this.#detector.interruptSequence?.() ?? "\x03";
+    this.#pty?.write(sequence);
+    const resend = sequence === "\x03" ? setInterval(() => this.#pty?.write("\x03"), INTERRUPT_RESEND_MS) : undefined;
+    let giveUp: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => {
+      giveUp = setTimeout(resolve, INTERRUPT_GRACE_MS);
+    });
+    await Promise.race([this.#whenReleased(run), gaveUp]);
+    clearInterval(resend);
+    clearTimeout(giveUp);
+    if (this.#lock === run && run.result === undefined) {
+      this.#settle(run, run.stopping, run.frame, { exitCode: null, decidedBy: "interrupt" }, { keepFrame: true });
+      this.#state = "timed_out";
+    }
   }
 
   #whenReleased(run: CellRun): Promise<void> {

@@ -1,6 +1,8 @@
 import { listSessionProcesses } from "./proc-state.js";
 import type { PtyProcess } from "./spawn.js";
 
+/** How often SIGHUP is sent again during the grace period. */
+const HUP_RESEND_MS = 100;
 /** How long to wait for the program to go after SIGKILL before giving up on it. */
 const KILL_WAIT_MS = 2_000;
 
@@ -32,7 +34,13 @@ export async function killSession(pty: PtyProcess, exited: Promise<void>, graceM
   pty.releaseSlave();
   signal(-sid, "SIGHUP");
   pty.kill("SIGHUP");
+  // A shell between two reads of its terminal can take SIGHUP in its handler and go on: say it again.
+  const resend = setInterval(() => {
+    signal(-sid, "SIGHUP");
+    pty.kill("SIGHUP");
+  }, HUP_RESEND_MS);
   const gone = graceMs > 0 && (await within(exited, graceMs));
+  clearInterval(resend);
   const leftovers = listSessionProcesses(sid);
   if (gone && leftovers.length === 0) return;
   signal(-sid, "SIGKILL");
