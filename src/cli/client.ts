@@ -10,7 +10,7 @@ import {
   daemonPaths,
   LineSplitter,
   openLog,
-  pidAlive,
+  daemonAlive,
   PROTOCOL_VERSION,
   readLockPid,
   type DaemonPaths,
@@ -60,7 +60,7 @@ export async function connectDaemon(start: boolean, paths: DaemonPaths = daemonP
   // A daemon that holds the lock is starting: wait for it instead of racing it.
   const holder = readLockPid(paths.lock);
   let exited: { code: number | null; signal: string | null } | null = null;
-  if (holder === null || !pidAlive(holder)) {
+  if (holder === null || !daemonAlive(holder)) {
     const { spawn } = await import("node:child_process");
     const logFd = openLog(paths);
     try {

@@ -11,23 +11,13 @@
 import { chmodSync, closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { Backend } from "./server.js";
-import { checkHome, daemonPaths, packageVersion, pidAlive, readLockPid, type DaemonPaths } from "./protocol.js";
+import { checkHome, daemonAlive, daemonPaths, packageVersion, readLockPid, type DaemonPaths } from "./protocol.js";
 
 /** With no session and no client for this long, the daemon exits. */
 const DEFAULT_IDLE_MS = 15 * 60_000;
 
 function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} agent-tty daemon[${process.pid}]: ${message}\n`);
-}
-
-/** True when `pid` looks like an agent-tty daemon (where /proc can tell). */
-function isDaemon(pid: number): boolean {
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-    return cmdline.includes("daemon");
-  } catch {
-    return pidAlive(pid);
-  }
 }
 
 /** Takes the lock; returns the pid of the daemon that holds it instead, if any. */
@@ -45,7 +35,7 @@ export function acquireLock(lockPath: string): number | null {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
     const holder = readLockPid(lockPath);
-    if (holder !== null && holder !== process.pid && pidAlive(holder) && isDaemon(holder)) return holder;
+    if (holder !== null && holder !== process.pid && daemonAlive(holder)) return holder;
     if (holder === null) {
       // Being written right now, or garbage: give its writer a moment.
       let age = Infinity;

@@ -179,6 +179,16 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** True when `pid` is alive and looks like an agent-tty daemon (where /proc can tell): a reused pid is not. */
+export function daemonAlive(pid: number): boolean {
+  if (!pidAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("daemon");
+  } catch {
+    return true;
+  }
+}
+
 /** Opens (creating, 0600) the daemon's log for appending; returns the fd. */
 export function openLog(paths: DaemonPaths): number {
   return openSync(paths.log, "a", 0o600);

@@ -82,6 +82,14 @@ describe("the session daemon", () => {
     expect((await box.k("run", "after", "echo fresh")).stdout).toBe("fresh\n");
   });
 
+  it("treats a lock naming a live process that is no daemon (a reused pid) as stale", async () => {
+    const box = sandbox();
+    mkdirSync(box.home, { mode: 0o700 });
+    writeFileSync(join(box.home, "daemon.lock"), `${process.pid}\n`);
+    expect((await box.k("new", "reused")).stdout).toBe("OK reused\n");
+    expect(box.daemonPid()).not.toBe(process.pid);
+  });
+
   it("gives clear errors when it cannot start", async () => {
     const box = sandbox();
     writeFileSync(join(box.dir, "file"), "");
