@@ -14,7 +14,7 @@ export const INCOMPLETE_CELL_MESSAGE =
 const INCOMPLETE = { output: "end", note: INCOMPLETE_CELL_MESSAGE } as const;
 
 /** The shells {@link shellIntegration} knows how to hook. */
-export const INTEGRATED_SHELLS = ["bash", "zsh", "fish"] as const;
+export const INTEGRATED_SHELLS = ["bash", "zsh", "fish", "sh", "dash"] as const;
 
 /** Names the shell a command starts, if it is one we can hook. */
 export function integratedShell(command: string): (typeof INTEGRATED_SHELLS)[number] | undefined {
@@ -42,6 +42,7 @@ class ShellIntegrationDetector implements FrameDetector {
   readonly markPrefix: string;
   readonly #secret = randomBytes(12).toString("hex");
   #tempDir: string | undefined;
+  #shell: (typeof INTEGRATED_SHELLS)[number] = "bash";
   #codeLines: string[] = [];
   #io: DetectorIo | undefined;
   #outputStarted = false;
@@ -59,8 +60,10 @@ class ShellIntegrationDetector implements FrameDetector {
         `shellIntegration() supports ${INTEGRATED_SHELLS.join(", ")}, not \`${plan.command}\`; use detectors.prompt() or detectors.repeatEnter()`,
       );
     }
+    this.#shell = shell;
     this.#tempDir = mkdtempSync(join(tmpdir(), "agent-tty-"));
     if (shell === "bash") return this.#setupBash(plan, this.#tempDir);
+    if (shell === "sh" || shell === "dash") return this.#setupPosix(plan, this.#tempDir);
     if (shell === "zsh") return this.#setupZsh(plan, this.#tempDir);
     return this.#setupFish(plan);
   }
@@ -93,6 +96,23 @@ class ShellIntegrationDetector implements FrameDetector {
     ].join("\n");
     writeFileSync(rcFile, script, { mode: 0o600 });
     return { ...plan, args: ["--rcfile", rcFile, ...args] };
+  }
+
+  // POSIX sh (dash): no PS0 or PROMPT_COMMAND, but PS1 is expanded each time and $ENV is read.
+  #setupPosix(plan: SpawnPlan, dir: string): SpawnPlan {
+    const envFile = join(dir, "env.sh");
+    const mark = (kind: string) => `\\033]${this.markPrefix}${kind}\\007`;
+    const userEnv = plan.env["ENV"];
+    const script = [
+      "# agent-tty shell integration: loads the user's $ENV file, then adds invisible frame marks.",
+      userEnv === undefined ? "" : `[ -r ${shellQuote(userEnv)} ] && . ${shellQuote(userEnv)}`,
+      `__agent_tty_start() { printf '${mark("C")}'; }`,
+      `PS1="$(printf '\\033]${this.markPrefix}D;')"'$?;$PWD'"$(printf '\\007')\${PS1-'$ '}$(printf '${mark("B")}')"`,
+      `rm -rf ${shellQuote(dir)}`,
+      "",
+    ].join("\n");
+    writeFileSync(envFile, script, { mode: 0o600 });
+    return { ...plan, env: { ...plan.env, ENV: envFile } };
   }
 
   #setupZsh(plan: SpawnPlan, dir: string): SpawnPlan {
@@ -143,6 +163,12 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#outputStarted = false;
     this.#incomplete = false;
     this.#pendingEnd = undefined;
+    if (this.#shell === "sh" || this.#shell === "dash") {
+      // No line editor and no paste mode: the cell is read whole as a quoted heredoc, then run as one
+      // unit. Ctrl-U first drops whatever was typed ahead since the prompt.
+      const end = `AGENT_TTY_${randomBytes(6).toString("hex")}`;
+      return `\x15__agent_tty_start; eval "$(cat <<'${end}'\r${code.replace(/\n/g, "\r")}\r${end}\r)"\r`;
+    }
     // Ctrl-E Ctrl-U first: whatever reached the line editor since the prompt (a terminal's answer
     // to a query nobody read, a stray key) is cleared instead of being run with the cell.
     return `\x05\x15\x1b[200~${code}\x1b[201~\r`;
