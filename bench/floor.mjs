@@ -117,13 +117,14 @@ export class FloorShell {
     return done;
   }
 
+  /** Never timed: SIGHUP, and SIGKILL soon after (bash sometimes outlives a SIGHUP sent right after its prompt). */
   async close() {
     this.#p.kill("SIGHUP");
     const t = setTimeout(() => {
       try {
         this.#p.kill("SIGKILL");
       } catch {}
-    }, 2000);
+    }, 50);
     await this.#exited;
     clearTimeout(t);
   }

@@ -21,6 +21,8 @@ function rows(r) {
     [`${mb} ms`, "flood", (x) => x.ms, true],
     [`${mb} driver CPU ms`, "flood", (x) => x.cpuMs, true],
     [`${mb} peak RSS +MB`, "flood", (x) => x.peakAboveIdleMB, false],
+    [`${mb} after GC: RSS +MB`, "flood", (x) => x.retainedMB, false],
+    [`${mb} after GC: heap +MB`, "flood", (x) => x.heapRetainedMB, false],
     ["idle RSS/session MB (50)", "idle", (x) => x.rssPerSessionMB, false, 3],
     ["idle CPU % (50 sessions)", "idle", (x) => x.idleCpuPct, false, 2],
     ["20x20 parallel cells ms", "parallel", (x) => x.ms, true],
@@ -107,7 +109,8 @@ export function printReport(r) {
       if (x?.ok === false) failures.push(`${w}/${c}: output MISMATCH: ${(x.details ?? []).join("; ")}`);
     }
   }
-  for (const n of r.notes) console.log(`\nnote: ${n}`);
-  for (const f of failures) console.log(`\nFAIL ${f}`);
+  console.log(`\nseconds per workload: ${Object.entries(r.seconds ?? {}).map(([w, s]) => `${w} ${s.toFixed(0)}`).join(", ")}`);
+  for (const n of r.notes) console.log(`note: ${n}`);
+  for (const f of failures) console.log(`FAIL ${f}`);
   return { targets, failures };
 }

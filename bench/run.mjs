@@ -23,12 +23,12 @@ const profileDir = flag("profile") ? join(here, "results", "prof") : null;
 
 const LIB = ["si", "prompt", "repeat"];
 const plan = {
-  spawn: { rounds: quick ? 3 : 5, params: { n: quick ? 2 : 4 }, who: ["floor", "hooks", ...LIB] },
+  spawn: { rounds: quick ? 2 : 5, params: { n: quick ? 3 : 4 }, who: ["floor", "hooks", ...LIB] },
   echo: { rounds: quick ? 2 : 5, params: { n: quick ? 40 : 60, warm: 10 }, who: ["floor", "hooks", ...LIB] },
   bigcell: { rounds: quick ? 1 : 3, params: { lines: 2_000_000 }, who: ["raw", "floor", ...LIB] },
   flood: { rounds: 1, params: { bytes: quick ? 200e6 : 1e9 }, who: quick ? ["floor", "si"] : ["floor", ...LIB] },
   idle: { rounds: 1, params: { n: 50 }, who: ["floor", ...LIB] },
-  parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: ["floor", "hooks", ...LIB] },
+  parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: quick ? ["floor", ...LIB] : ["floor", "hooks", ...LIB] },
 };
 
 const notes = [];
@@ -84,7 +84,9 @@ if (profileDir) mkdirSync(profileDir, { recursive: true });
 const started = new Date();
 const load0 = loadavg()[0];
 const results = {};
+const seconds = {};
 for (const [workload, spec] of Object.entries(plan)) {
+  const t0 = Date.now();
   if (onlyW && !onlyW.includes(workload)) continue;
   const who = spec.who.filter((c) => contenders.includes(c));
   const merged = Object.fromEntries(who.map((c) => [c, {}]));
@@ -96,10 +98,13 @@ for (const [workload, spec] of Object.entries(plan)) {
   }
   results[workload] = Object.fromEntries(Object.entries(merged).map(([c, m]) => [c, summarize(m)]));
   for (const [c, m] of Object.entries(merged)) if (m.skipped) notes.push(`${workload}/${c} skipped: ${m.skipped}`);
+  seconds[workload] = (Date.now() - t0) / 1000;
 }
 if (!onlyW || onlyW.includes("cli")) {
   progress("cli");
+  const t0 = Date.now();
   const cli = await runCli({ rounds: quick ? 3 : 5, perRound: quick ? 4 : 10 });
+  seconds.cli = (Date.now() - t0) / 1000;
   if (cli.skipped) notes.push(cli.skipped);
   else results.cli = cli;
 }
@@ -113,6 +118,7 @@ const report = {
   cpus: cpus().length,
   loadavg: { start: load0, end: loadavg()[0] },
   wallSeconds: (Date.now() - started.getTime()) / 1000,
+  seconds,
   plan,
   results,
   notes,

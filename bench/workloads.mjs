@@ -114,22 +114,29 @@ export const workloads = {
     }
   },
 
-  /** `bytes` of 100-byte lines with the default output cap: time, peak RSS. */
+  /**
+   * `bytes` of distinct 100-byte lines (zero-padded numbers: identical lines
+   * would end a repeat-enter frame by design) with the default output cap.
+   */
   async flood(c, { bytes }, { home }) {
     const h = await c.spawn({ home, timeoutMs: 900_000 });
     try {
       await h.run("echo warm");
       await settleHeap();
       const idle = rssNow();
+      const heap0 = process.memoryUsage().heapUsed;
       resetRssPeak();
-      const line = "x".repeat(99);
+      const lines = Math.floor(bytes / 100);
       const cpu0 = process.cpuUsage();
       const t0 = now();
-      const r = await h.flood(`yes ${line} | head -c ${bytes}`);
+      const r = await h.flood(`seq -f '%099.0f' 1 ${lines} | cat`);
       const ms = now() - t0;
       const cpuMs = cpuSince(cpu0);
       const peak = rssPeak();
-      return { ms, cpuMs, peakAboveIdleMB: (peak - idle) / MB, ...checkFlood(c, r, bytes, line) };
+      await settleHeap();
+      const retainedMB = (rssNow() - idle) / MB;
+      const heapRetainedMB = (process.memoryUsage().heapUsed - heap0) / MB;
+      return { ms, cpuMs, peakAboveIdleMB: (peak - idle) / MB, retainedMB, heapRetainedMB, ...checkFlood(c, r, lines) };
     } finally {
       await h.close();
     }
@@ -187,29 +194,34 @@ export const workloads = {
   },
 };
 
+const pad = (i) => String(i).padStart(99, "0");
+
 /** The flood's result: the floor counts bytes; agent-tty keeps head + tail. */
-function checkFlood(c, r, bytes, line) {
-  const lines = bytes / (line.length + 1);
+function checkFlood(c, r, lines) {
+  const bytes = lines * 100;
   if (c.id === "floor") {
-    // tty bytes: echo + \r\n per line + prompt; at least bytes + lines.
+    // tty bytes: echo + \r\n per line + prompt: at least bytes + lines.
     const ok = r.bytes >= bytes + lines;
     return { ok, ...(ok ? {} : { detail: `floor got ${r.bytes} bytes, expected over ${bytes + lines}` }) };
   }
-  if (r.status !== "done") return { ok: false, detail: `status ${r.status}` };
+  if (r.status !== "done") return { ok: false, detail: `status ${r.status} after ${r.output.length} chars` };
   const out = r.output;
   const m = /\n?\[… (\d+) bytes omitted …\]\n?/.exec(out);
   if (!r.truncated || !m) return { ok: false, detail: `not truncated (${out.length} chars, truncated=${r.truncated})` };
   const omitted = Number(m[1]);
-  const head = out.slice(0, m.index);
-  const tail = out.slice(m.index + m[0].length);
+  const head = out.slice(0, m.index).split("\n");
+  const tail = out.slice(m.index + m[0].length).split("\n");
   const kept = Buffer.byteLength(out) - Buffer.byteLength(m[0]);
-  const total = bytes - 1; // clean text: no trailing newline
   const problems = [];
   if (r.omittedBytes !== omitted) problems.push(`omittedBytes ${r.omittedBytes} vs marker ${omitted}`);
-  if (Math.abs(kept + omitted - total) > 2) problems.push(`kept ${kept} + omitted ${omitted} != ${total}`);
-  if (!head.startsWith(line + "\n")) problems.push("head does not start with a whole line");
-  if (!tail.endsWith("\n" + line)) problems.push("tail does not end with a whole line");
-  if (!/^[x\n]*$/.test(head) || !/^[x\n]*$/.test(tail)) problems.push("foreign bytes in head/tail");
-  if ([...head.split("\n"), ...tail.split("\n")].some((l) => l.length > line.length)) problems.push("joined lines");
+  if (Math.abs(kept + omitted - (bytes - 1)) > 2) problems.push(`kept ${kept} + omitted ${omitted} != ${bytes - 1}`);
+  // Head: lines 1, 2, 3… (the last may be cut); tail: …, N-1, N (the first may be cut).
+  const badHead = head.findIndex((l, i) => (i === head.length - 1 ? !pad(i + 1).startsWith(l) : l !== pad(i + 1)));
+  if (badHead >= 0) problems.push(`head line ${badHead + 1} is ${JSON.stringify(head[badHead].slice(0, 120))}`);
+  const badTail = tail.findIndex((l, i) => {
+    const want = pad(lines - (tail.length - 1 - i));
+    return i === 0 ? !want.endsWith(l) : l !== want;
+  });
+  if (badTail >= 0) problems.push(`tail line ${badTail + 1} of ${tail.length} is ${JSON.stringify(tail[badTail].slice(0, 120))}`);
   return problems.length ? { ok: false, detail: problems.join("; ") } : { ok: true, keptBytes: kept, omittedBytes: omitted };
 }
