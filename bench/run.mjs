@@ -27,7 +27,7 @@ const plan = {
   echo: { rounds: quick ? 2 : 5, params: { n: quick ? 40 : 60, warm: 10 }, who: ["floor", "hooks", ...LIB] },
   bigcell: { rounds: quick ? 1 : 3, params: { lines: 2_000_000 }, who: ["raw", "floor", ...LIB] },
   flood: { rounds: 1, params: { bytes: quick ? 200e6 : 1e9 }, who: quick ? ["floor", "si"] : ["floor", ...LIB] },
-  idle: { rounds: 1, params: { n: 50 }, who: ["floor", ...LIB] },
+  idle: { rounds: 1, params: { n: 50, idleMs: quick ? 1000 : 2000 }, who: ["floor", ...LIB] },
   parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: quick ? ["floor", ...LIB] : ["floor", "hooks", ...LIB] },
 };
 
