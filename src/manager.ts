@@ -1,5 +1,6 @@
 import { AgentTtyError, describeValue, invalidArgument } from "./errors.js";
-import { assertSessionName, optionalPositive, type SessionOptions } from "./options.js";
+import { assertSessionName, type SessionOptions } from "./options.js";
+import { optionalPositive, optionsObject } from "./validate.js";
 import { Session, type ActiveCell, type SessionActivity, type SessionState } from "./session.js";
 
 /** Options of a {@link SessionManager}. */
@@ -41,8 +42,8 @@ export class SessionManager {
   readonly #starting = new Set<string>();
 
   constructor(options: SessionManagerOptions = {}) {
-    if (typeof options !== "object" || options === null) throw invalidArgument(`Expected manager options to be an object, got ${describeValue(options)}`);
-    this.#maxSessions = optionalPositive(options.maxSessions, "maxSessions", { integer: true }) ?? 64;
+    const given = optionsObject(options, ["maxSessions"], "the manager options");
+    this.#maxSessions = optionalPositive(given["maxSessions"], "maxSessions", { integer: true }) ?? 64;
   }
 
   /**
@@ -51,6 +52,10 @@ export class SessionManager {
    */
   async create(name: string, options: Omit<SessionOptions, "name"> = {}): Promise<Session> {
     assertSessionName(name);
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw invalidArgument(`Expected the session options to be an object, got ${describeValue(options)}`);
+    }
+    if ("name" in options) throw invalidArgument("Expected the session options without `name`: the session is named by create()'s first argument");
     if (this.#sessions.has(name) || this.#starting.has(name)) {
       throw new AgentTtyError("ERR_SESSION_EXISTS", `a session named '${name}' already exists; pick another name or close it first`);
     }
@@ -72,6 +77,7 @@ export class SessionManager {
 
   /** The session named `name`, if open. */
   get(name: string): Session | undefined {
+    assertSessionName(name);
     return this.#sessions.get(name)?.session;
   }
 
@@ -92,6 +98,7 @@ export class SessionManager {
 
   /** Closes the session named `name`; false if there was none. */
   async close(name: string): Promise<boolean> {
+    assertSessionName(name);
     const entry = this.#sessions.get(name);
     if (entry === undefined) return false;
     this.#sessions.delete(name);

@@ -1,4 +1,5 @@
 import { describeValue, invalidArgument } from "./errors.js";
+import { MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject } from "./validate.js";
 import type { FrameDetector } from "./detect/types.js";
 
 /** Options of {@link Session.spawn}. Every field is optional. */
@@ -94,10 +95,10 @@ export const SESSION_DEFAULTS = Object.freeze({
   closeGraceMs: 2_000,
 });
 
-const KNOWN_OPTIONS = new Set([
+const KNOWN_OPTIONS: readonly string[] = [
   "command", "args", "cwd", "env", "cols", "rows", "name", "label", "description",
   "detector", "timeoutMs", "readyTimeoutMs", "maxOutputBytes", "hardenEnv", "closeGraceMs",
-]);
+];
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
@@ -108,22 +109,6 @@ export function assertSessionName(name: unknown, what = "name"): asserts name is
       `Expected \`${what}\` to match [A-Za-z0-9_.-]+ (at most 128 characters, not only dots, no ".."), got ${describeValue(name)}`,
     );
   }
-}
-
-/** Checks an optional positive finite number. */
-export function optionalPositive(value: unknown, what: string, options: { integer?: boolean; allowZero?: boolean } = {}): number | undefined {
-  if (value === undefined) return undefined;
-  const ok =
-    typeof value === "number" &&
-    Number.isFinite(value) &&
-    (options.allowZero === true ? value >= 0 : value > 0) &&
-    (options.integer !== true || Number.isInteger(value));
-  if (!ok) {
-    const kind = options.integer === true ? "integer" : "finite number";
-    const sign = options.allowZero === true ? "non-negative" : "positive";
-    throw invalidArgument(`Expected \`${what}\` to be a ${sign} ${kind}, got ${describeValue(value)}`);
-  }
-  return value;
 }
 
 function optionalString(value: unknown, what: string): string | undefined {
@@ -143,16 +128,7 @@ function isDetector(value: unknown): value is FrameDetector {
 
 /** Applies defaults and validates; throws `ERR_INVALID_ARGUMENT` on the first bad option. */
 export function normalizeSessionOptions(options: unknown): NormalizedSessionOptions {
-  if (options === undefined) options = {};
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw invalidArgument(`Expected spawn options to be an object, got ${describeValue(options)}`);
-  }
-  const given = options as Record<string, unknown>;
-  for (const key of Object.keys(given)) {
-    if (!KNOWN_OPTIONS.has(key)) {
-      throw invalidArgument(`Unknown spawn option \`${key}\`; known options: ${[...KNOWN_OPTIONS].join(", ")}`);
-    }
-  }
+  const given = optionsObject(options, [...KNOWN_OPTIONS], "spawn options");
   const command = optionalString(given["command"], "command") ?? SESSION_DEFAULTS.command;
   if (command.trim() === "") throw invalidArgument("Expected `command` to be a non-empty string, got `\"\"` (string)");
   const args = given["args"] ?? SESSION_DEFAULTS.args;
@@ -176,15 +152,14 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
   }
   const name = given["name"] ?? defaultName(command);
   assertSessionName(name);
-  const hardenEnv = given["hardenEnv"] ?? SESSION_DEFAULTS.hardenEnv;
-  if (typeof hardenEnv !== "boolean") throw invalidArgument(`Expected \`hardenEnv\` to be a boolean, got ${describeValue(hardenEnv)}`);
+  const hardenEnv = optionalBoolean(given["hardenEnv"], "hardenEnv") ?? SESSION_DEFAULTS.hardenEnv;
   return {
     command,
     args: [...(args as string[])],
     cwd: optionalString(given["cwd"], "cwd") ?? process.cwd(),
     env: env as Record<string, string | undefined>,
-    cols: optionalPositive(given["cols"], "cols", { integer: true }) ?? SESSION_DEFAULTS.cols,
-    rows: optionalPositive(given["rows"], "rows", { integer: true }) ?? SESSION_DEFAULTS.rows,
+    cols: optionalPositive(given["cols"], "cols", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.cols,
+    rows: optionalPositive(given["rows"], "rows", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.rows,
     name,
     label: optionalString(given["label"], "label"),
     description: optionalString(given["description"], "description"),
@@ -222,37 +197,22 @@ export interface CellOptions {
   readonly untilInput?: boolean;
 }
 
-const CELL_OPTIONS = new Set(["timeoutMs", "signal", "onTimeout", "queue", "untilInput"]);
+const CELL_OPTIONS: readonly string[] = ["timeoutMs", "signal", "onTimeout", "queue", "untilInput"];
 
 /** Validates cell options; throws `ERR_INVALID_ARGUMENT`. */
 export function normalizeCellOptions(options: unknown, defaultTimeoutMs: number) {
-  if (options === undefined) options = {};
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw invalidArgument(`Expected cell options to be an object, got ${describeValue(options)}`);
-  }
-  const given = options as Record<string, unknown>;
-  for (const key of Object.keys(given)) {
-    if (!CELL_OPTIONS.has(key)) throw invalidArgument(`Unknown cell option \`${key}\`; known options: ${[...CELL_OPTIONS].join(", ")}`);
-  }
-  const signal = given["signal"];
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw invalidArgument(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
-  }
+  const given = optionsObject(options, CELL_OPTIONS, "cell options");
+  const signal = optionalSignal(given["signal"]);
   const onTimeout = given["onTimeout"] ?? "keep";
   if (onTimeout !== "keep" && onTimeout !== "interrupt") {
     throw invalidArgument(`Expected \`onTimeout\` to be "keep" or "interrupt", got ${describeValue(onTimeout)}`);
   }
-  for (const flag of ["queue", "untilInput"] as const) {
-    if (given[flag] !== undefined && typeof given[flag] !== "boolean") {
-      throw invalidArgument(`Expected \`${flag}\` to be a boolean, got ${describeValue(given[flag])}`);
-    }
-  }
   return {
     timeoutMs: optionalPositive(given["timeoutMs"], "timeoutMs") ?? defaultTimeoutMs,
-    signal: signal as AbortSignal | undefined,
+    signal,
     onTimeout: onTimeout as "keep" | "interrupt",
-    queue: given["queue"] === true,
-    untilInput: given["untilInput"] === true,
+    queue: optionalBoolean(given["queue"], "queue") ?? false,
+    untilInput: optionalBoolean(given["untilInput"], "untilInput") ?? false,
   };
 }
 

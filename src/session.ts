@@ -9,7 +9,8 @@ import type { SessionEvent, SessionEvents } from "./events.js";
 import { FrameCollector } from "./frame.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
-import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, optionalPositive, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
+import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
+import { MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive } from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { killSession } from "./pty/kill.js";
 import { isLinuxProcAvailable, readForeground } from "./pty/proc-state.js";
@@ -215,17 +216,23 @@ export class Session extends EventEmitter<SessionEvents> {
       this.#detector.dispose?.();
       throw new SpawnError("ERR_SPAWN", options.command, `could not start '${options.command}': ${String(error)}`, "", { cause: error });
     }
-    this.#screen = new Screen({ cols: options.cols, rows: options.rows });
-    // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
-    // gives, when they are reading raw input; otherwise the answer would be echoed and typed into the next command.
-    this.#screen.onResponse((answer) => {
-      if (terminalIsRaw(this.#pty?.ptsName)) this.#pty?.write(answer);
-    });
-    this.#detector.attach?.({
-      write: (data) => this.#pty?.write(data),
-      endFrame: (end) => this.#endFrame(end ?? {}),
-      waitingForInput: () => this.#waitingForInput(),
-    });
+    try {
+      this.#screen = new Screen({ cols: options.cols, rows: options.rows });
+      // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
+      // gives, when they are reading raw input; otherwise the answer would be echoed and typed into the next command.
+      this.#screen.onResponse((answer) => {
+        if (terminalIsRaw(this.#pty?.ptsName)) this.#pty?.write(answer);
+      });
+      this.#detector.attach?.({
+        write: (data) => this.#pty?.write(data),
+        endFrame: (end) => this.#endFrame(end ?? {}),
+        waitingForInput: () => this.#waitingForInput(),
+      });
+    } catch (error) {
+      // Nothing may outlive a spawn that failed: the program is already running.
+      await this.close();
+      throw error;
+    }
     try {
       await pTimeout(this.#ready.promise, {
         milliseconds: options.readyTimeoutMs,
@@ -735,8 +742,10 @@ export class Session extends EventEmitter<SessionEvents> {
    * last cell's result.
    */
   async wait(options: WaitOptions = {}): Promise<CellResult> {
+    const given = optionsObject(options, ["timeoutMs", "untilInput"], "wait options");
+    const timeoutMs = optionalPositive(given["timeoutMs"], "timeoutMs");
+    const untilInput = optionalBoolean(given["untilInput"], "untilInput") ?? false;
     this.#assertNotClosedByUser();
-    const timeoutMs = optionalPositive(options.timeoutMs, "timeoutMs");
     const run = this.#lock ?? this.#queue[0];
     if (run === undefined) {
       const last = this.#lastRun?.result;
@@ -744,7 +753,7 @@ export class Session extends EventEmitter<SessionEvents> {
       return last;
     }
     if (timeoutMs !== undefined && this.#lock === run && run.timer !== undefined) this.#armTimeout(run, timeoutMs);
-    return this.#nextSettlePoint(run, options.untilInput === true);
+    return this.#nextSettlePoint(run, untilInput);
   }
 
   /**
@@ -836,8 +845,8 @@ export class Session extends EventEmitter<SessionEvents> {
 
   /** Changes the terminal size; the program gets SIGWINCH. */
   resize(cols: number, rows: number): void {
-    optionalPositive(cols, "cols", { integer: true });
-    optionalPositive(rows, "rows", { integer: true });
+    requiredPositive(cols, "cols", { integer: true, max: MAX_TERMINAL_SIDE });
+    requiredPositive(rows, "rows", { integer: true, max: MAX_TERMINAL_SIDE });
     this.#assertOpen();
     this.#pty?.resize(cols, rows);
     this.#syncScreen();
@@ -856,12 +865,16 @@ export class Session extends EventEmitter<SessionEvents> {
     }
     if (pattern === "") return Promise.reject(invalidArgument("Expected `pattern` to be a non-empty string"));
     let timeoutMs: number;
+    let signal: AbortSignal | undefined;
     try {
-      timeoutMs = optionalPositive(options.timeoutMs, "timeoutMs") ?? this.#options.timeoutMs;
+      const given = optionsObject(options, ["timeoutMs", "signal"], "expect options");
+      timeoutMs = optionalPositive(given["timeoutMs"], "timeoutMs") ?? this.#options.timeoutMs;
+      signal = optionalSignal(given["signal"]);
       this.#assertOpen();
     } catch (error) {
       return Promise.reject(error);
     }
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
     const regex = typeof pattern === "string" ? undefined : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
     const found = defer<ExpectMatch>();
     // Only what arrives after the call counts: skip the part of the unfinished line already shown.
@@ -886,7 +899,7 @@ export class Session extends EventEmitter<SessionEvents> {
     }, timeoutMs);
     const onAbort = () => {
       finish();
-      found.reject(options.signal?.reason);
+      found.reject(signal?.reason);
     };
     const onExit = () => {
       finish();
@@ -896,9 +909,9 @@ export class Session extends EventEmitter<SessionEvents> {
       this.#lineWatchers.delete(check);
       this.#exitWatchers.delete(onExit);
       clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
     };
-    options.signal?.addEventListener("abort", onAbort, { once: true });
+    signal?.addEventListener("abort", onAbort, { once: true });
     this.#lineWatchers.add(check);
     this.#exitWatchers.add(onExit);
     return found.promise;
@@ -913,7 +926,9 @@ export class Session extends EventEmitter<SessionEvents> {
    * behind gets `[agent-tty: dropped N bytes]` in place of what was lost.
    */
   output(options: OutputOptions = {}): AsyncIterableIterator<string> {
-    const streams = options.raw === true ? this.#rawStreams : this.#cleanStreams;
+    const given = optionsObject(options, ["raw", "signal"], "output options");
+    const signal = optionalSignal(given["signal"]);
+    const streams = optionalBoolean(given["raw"], "raw") === true ? this.#rawStreams : this.#cleanStreams;
     const queue = new BoundedQueue<string>({
       maxUnits: STREAM_BUFFER_BYTES,
       sizeOf: (chunk) => chunk.length,
@@ -922,12 +937,13 @@ export class Session extends EventEmitter<SessionEvents> {
     });
     if (this.#exited || this.#closing !== undefined) queue.end();
     else streams.add(queue);
-    options.signal?.addEventListener("abort", () => queue.end(), { once: true });
+    signal?.addEventListener("abort", () => queue.end(), { once: true });
     return queue;
   }
 
   /** Every {@link SessionEvent} from now on; ends when the session ends. */
   events(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<SessionEvent> {
+    const signal = optionalSignal(optionsObject(options, ["signal"], "events options")["signal"]);
     const queue: BoundedQueue<SessionEvent> = new BoundedQueue<SessionEvent>({
       maxUnits: EVENT_BUFFER_COUNT,
       sizeOf: () => 1,
@@ -936,7 +952,7 @@ export class Session extends EventEmitter<SessionEvents> {
     });
     if (this.#exited || this.#closing !== undefined) queue.end();
     else this.#eventStreams.add(queue);
-    options.signal?.addEventListener("abort", () => queue.end(), { once: true });
+    signal?.addEventListener("abort", () => queue.end(), { once: true });
     return queue;
   }
 

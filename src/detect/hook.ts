@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { describeValue, invalidArgument } from "../errors.js";
+import { optionalPositive, optionsObject } from "../validate.js";
 import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
 
 /** Decides, line by line, whether the program is waiting again. */
@@ -32,8 +33,10 @@ export interface HookOptions {
  * ```
  */
 export function hook(decider: HookFunction | string, options: HookOptions = {}): FrameDetector {
-  if (typeof decider === "function") return new FunctionHook(decider, options.partialDelayMs ?? 50);
-  if (typeof decider === "string") return new ExecutableHook(checkExecutable(decider), options.partialDelayMs ?? 50);
+  const given = optionsObject(options, ["partialDelayMs"], "hook() options");
+  const partialDelayMs = optionalPositive(given["partialDelayMs"], "partialDelayMs", { allowZero: true }) ?? 50;
+  if (typeof decider === "function") return new FunctionHook(decider, partialDelayMs);
+  if (typeof decider === "string") return new ExecutableHook(checkExecutable(decider), partialDelayMs);
   throw invalidArgument(`Expected the hook to be a function or an executable's path, got ${describeValue(decider)}`);
 }
 

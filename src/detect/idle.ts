@@ -1,4 +1,4 @@
-import { optionalPositive } from "../options.js";
+import { optionalPositive, optionsObject } from "../validate.js";
 import type { DetectorIo, FrameDetector } from "./types.js";
 
 /** Options of {@link idle}. */
@@ -16,7 +16,7 @@ export interface IdleOptions {
  * end early; prefer a prompt where there is one.
  */
 export function idle(options: IdleOptions = {}): FrameDetector {
-  const ms = optionalPositive(options.ms, "ms") ?? 500;
+  const ms = optionalPositive(optionsObject(options, ["ms"], "idle() options")["ms"], "ms") ?? 500;
   let io: DetectorIo | undefined;
   let timer: NodeJS.Timeout | undefined;
   const restart = () => {

@@ -1,5 +1,6 @@
 import stripAnsi from "strip-ansi";
 import { invalidArgument, describeValue } from "../errors.js";
+import { optionsObject } from "../validate.js";
 import type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd } from "./types.js";
 
 /** Options of {@link prompt}. */
@@ -51,6 +52,13 @@ function defaultLines(code: string): string[] {
  * ```
  */
 export function prompt(pattern: string | RegExp, options: PromptOptions = {}): FrameDetector {
+  const given = optionsObject(options, ["continuation", "prepare", "name"], "prompt() options");
+  if (given["prepare"] !== undefined && typeof given["prepare"] !== "function") {
+    throw invalidArgument(`Expected \`prepare\` to be a function, got ${describeValue(given["prepare"])}`);
+  }
+  if (given["name"] !== undefined && (typeof given["name"] !== "string" || given["name"] === "")) {
+    throw invalidArgument(`Expected \`name\` to be a non-empty string, got ${describeValue(given["name"])}`);
+  }
   const isPrompt = matcher(pattern, "pattern");
   const isContinuation = options.continuation === undefined ? () => false : matcher(options.continuation, "continuation");
   const prepare = options.prepare ?? defaultLines;

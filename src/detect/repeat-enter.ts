@@ -1,4 +1,4 @@
-import { optionalPositive } from "../options.js";
+import { optionalPositive, optionsObject } from "../validate.js";
 import type { DetectorInput, FeedResult, FrameDetector } from "./types.js";
 
 /** Options of {@link repeatEnter}. */
@@ -20,7 +20,7 @@ export interface RepeatEnterOptions {
  * `prompt()` or shell integration where they apply.
  */
 export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
-  const count = optionalPositive(options.count, "count", { integer: true }) ?? 5;
+  const count = optionalPositive(optionsObject(options, ["count"], "repeatEnter() options")["count"], "count", { integer: true }) ?? 5;
   const enters = "\r".repeat(count);
   let last: string | undefined;
   let run = 0;

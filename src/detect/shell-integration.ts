@@ -85,7 +85,8 @@ class ShellIntegrationDetector implements FrameDetector {
       userRc === undefined ? "" : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
       // PROMPT_COMMAND runs once per accepted command (never on a redraw): exit status and cwd.
       `__agent_tty_done() {`,
-      `  printf '\\033]${this.markPrefix}D;%s;%s\\007' "$__agent_tty_status" "$PWD"`,
+      // On stderr, like the prompt: a cell that sends stdout elsewhere (exec >/dev/null) still frames.
+      `  printf '\\033]${this.markPrefix}D;%s;%s\\007' "$__agent_tty_status" "$PWD" >&2`,
       `  case "$PS1" in *${shellQuote(`${this.markPrefix}B`)}*) ;; *) PS1="$PS1"${shellQuote(readyMark)} ;; esac`,
       `  case "$PS2" in *${shellQuote(`${this.markPrefix}P`)}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac`,
       `  PS0=${shellQuote(`\\e]${this.markPrefix}C\\a`)}`,
@@ -121,7 +122,7 @@ class ShellIntegrationDetector implements FrameDetector {
       "# agent-tty shell integration: loads the user's .zshrc, then adds invisible frame marks.",
       plan.env["ZDOTDIR"] === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${shellQuote(userDir)}`,
       `[ -r ${shellQuote(join(userDir, ".zshrc"))} ] && . ${shellQuote(join(userDir, ".zshrc"))}`,
-      `__agent_tty_precmd() { local ec=$?; print -rn -- $'\\e]${this.markPrefix}D;'"$ec;$PWD"$'\\a'; __agent_tty_prompt; }`,
+      `__agent_tty_precmd() { local ec=$?; print -rn -- $'\\e]${this.markPrefix}D;'"$ec;$PWD"$'\\a' >&2; __agent_tty_prompt; }`,
       `__agent_tty_prompt() { [[ $PROMPT == *${shellQuote(`${this.markPrefix}B`)}* ]] || PROMPT="$PROMPT"$'%{\\e]${this.markPrefix}B\\a%}'; }`,
       `__agent_tty_preexec() { print -rn -- $'\\e]${this.markPrefix}C\\a'; }`,
       "autoload -Uz add-zsh-hook",
