@@ -165,6 +165,7 @@ describe("press() and paste() in real programs", () => {
     const sh = await spawnBash();
     await sh.run("true");
     const ranBoth = sh.expect(/^B-4$/m, { timeoutMs: 5_000 });
+    const promptBack = sh.expect(/^B-4\n.*[$#] $/m, { timeoutMs: 5_000 });
     sh.paste("echo A-$((1+1))\necho B-$((2+2))");
     // With line-by-line input, `echo A-…` would have run (printing A-2) before the second line is drawn.
     const shown = await waitFor(() => (sh.screen().includes("echo B-$((2+2))") ? sh.screen() : undefined), {
@@ -177,6 +178,7 @@ describe("press() and paste() in real programs", () => {
     sh.press("enter");
     const { before } = await ranBoth;
     expect(before.split("\n")).toContain("A-2");
+    await promptBack;
     expect((await sh.run("echo framed-after-paste")).output).toBe("framed-after-paste");
   });
 });

@@ -126,10 +126,25 @@ describe("SessionManager", () => {
     expect(pids.every((pid) => Number.isInteger(pid) && pid > 1)).toBe(true);
     expect(pids.every(isAlive)).toBe(true);
     await mgr.closeAll();
-    expect(pids.filter(isAlive)).toEqual([]);
+    await waitFor(() => pids.filter(isAlive).length === 0, { timeoutMs: 2_000, message: `no process left (alive: ${pids.filter(isAlive).join(", ")})` });
     expect(mgr.size).toBe(0);
     expect(mgr.list()).toEqual([]);
     expect((await foreground?.result)?.status).toBe("exited");
+  });
+
+  it("closeAll() resolves only once every process it killed is gone, SIGHUP-ignoring background jobs included", async () => {
+    const mgr = trackManager(new SessionManager());
+    const sh = await mgr.create("stubborn", BASH);
+    const jobs = await sh.run("for i in 1 2 3 4 5 6 7 8 9 10 11 12; do (trap '' HUP; exec sleep 300) & done 2>/dev/null; jobs -p");
+    const pids = [sh.pid as number, ...jobs.output.split("\n").map(Number)];
+    expect(pids).toHaveLength(13);
+    expect(pids.every(isAlive)).toBe(true);
+
+    await mgr.closeAll();
+    const aliveWhenResolved = pids.filter(isAlive);
+    // They are killed: gone soon after. The contract is that closeAll() already waited for that.
+    await waitFor(() => pids.filter(isAlive).length === 0, { timeoutMs: 3_000, message: "the jobs to be killed" });
+    expect(aliveWhenResolved).toEqual([]);
   });
 
   it("a session whose program exits leaves the list", async () => {
