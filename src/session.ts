@@ -160,6 +160,12 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly #lineWatchers = new Set<(line: string | undefined, partial: string) => void>();
   readonly #exitWatchers = new Set<() => void>();
   #lastOutputAt = 0;
+  /** False after input that submits something (Enter, Ctrl-C) was typed outside a cell, until the next prompt. */
+  #atPrompt = true;
+  /** Outside cells, with a mark-based detector: true between an output-end and the next output-start (prompt and echo). */
+  #idleNoise = false;
+  /** A cell waiting for the prompt before it is written. */
+  #held: CellRun | undefined;
   #atLineStart = true;
   #lastInputAt = 0;
   #inputTimer: NodeJS.Timeout | undefined;
@@ -303,7 +309,7 @@ export class Session extends EventEmitter<SessionEvents> {
   #collect(text: string): void {
     const frame = this.#lock?.frame ?? this.#readyFrame;
     if (frame !== undefined) frame.add(text);
-    else this.#publishClean(text);
+    else if (!this.#idleNoise) this.#publishClean(text);
   }
 
   /** Moves the clean text of the current chunk to the frame, the cell's consumers and the transcript. */
@@ -356,7 +362,13 @@ export class Session extends EventEmitter<SessionEvents> {
     }
     if (!("output" in result)) return;
     const frame = this.#lock?.frame ?? this.#readyFrame;
-    if (frame === undefined) return;
+    if (frame === undefined) {
+      // A command typed outside any cell: show its output, not the prompt and echo around it.
+      if (result.output === "start") this.#assembler.discardPartial();
+      else this.#assembler.flushPartial(this.#sink);
+      this.#idleNoise = result.output === "end";
+      return;
+    }
     if (result.output === "start") {
       frame.discard();
       this.#assembler.discardPartial();
@@ -374,6 +386,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   /** The program is ready for the next cell. */
   #endFrame(end: FrameEnd, decidedBy = this.#detector.name): void {
+    this.#idleNoise = this.#detector.markPrefix !== undefined;
     if (this.#readyFrame !== undefined) {
       this.#readyFrame = undefined;
       this.#state = "idle";
@@ -382,7 +395,21 @@ export class Session extends EventEmitter<SessionEvents> {
     }
     const run = this.#lock;
     const frame = run?.frame;
-    if (run === undefined || frame === undefined) return;
+    if (run === undefined || frame === undefined) {
+      this.#atPrompt = true;
+      if (run !== undefined && this.#held === run) {
+        this.#held = undefined;
+        if (run.stopping === undefined && run.result === undefined) {
+          queueMicrotask(() => this.#write(run));
+        } else {
+          // Stopped or timed out before it was ever written.
+          const status = run.stopping ?? "timeout";
+          this.#settle(run, status, undefined, { exitCode: null, decidedBy: status === "timeout" ? "timeout" : "interrupt" });
+          this.#release(run);
+        }
+      }
+      return;
+    }
     this.#flush();
     run.frame = undefined;
     const status = run.stopping ?? "done";
@@ -399,7 +426,8 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#exited = true;
     this.#stopInputChecks();
     this.#exitCode = exit.signal !== undefined && exit.signal !== 0 && exit.exitCode === 0 ? null : exit.exitCode;
-    this.#assembler.flushPartial(this.#sink);
+    if (this.#lock?.frame !== undefined) this.#assembler.flushPartial(this.#sink);
+    else this.#assembler.discardPartial(); // the prompt the program left, not output
     this.#flush();
     for (const watcher of [...this.#exitWatchers]) watcher();
     if (this.#readyFrame !== undefined) {
@@ -506,27 +534,40 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   #begin(run: CellRun): void {
+    this.#lock = run;
+    this.#state = "busy";
+    run.startedAt = new Date();
+    run.startTime = performance.now();
+    this.#setStatus(run, "running");
+    this.#armTimeout(run, run.options.timeoutMs);
+    if (run.unlisten === undefined) this.#watchAbort(run);
+    this.#emitEvent({ type: "fired", cellId: run.id, status: "running" });
+    if (!this.#atPrompt && this.#detector.tracksPrompt === true) {
+      // A command typed outside any cell still runs: its prompt comes first.
+      this.#held = run;
+      run.frame = undefined;
+      return;
+    }
+    this.#write(run);
+  }
+
+  /** Writes the cell to the terminal; its frame starts. */
+  #write(run: CellRun): void {
+    if (this.#lock !== run || run.result !== undefined) return;
     let bytes: string;
     try {
       bytes = this.#detector.encode?.(run.code) ?? `${run.code}\r`;
     } catch (error) {
-      run.control.fail(error);
-      this.#startNext();
+      this.#detectorFailed(error);
+      this.#settle(run, "interrupted", undefined, { exitCode: null, decidedBy: "encode" });
+      this.#release(run);
       return;
     }
-    this.#lock = run;
-    this.#state = "busy";
     run.frame = new FrameCollector(this.#options.maxOutputBytes);
-    run.startedAt = new Date();
-    run.startTime = performance.now();
-    this.#setStatus(run, "running");
     this.#echo = this.#genericEcho ? new EchoFilter(run.code) : undefined;
     this.#liveGate = this.#detector.markPrefix !== undefined;
     this.#lastPartial = "";
     this.#publishClean(`${this.#atLineStart ? "" : "\n"}${run.code}\n`);
-    this.#armTimeout(run, run.options.timeoutMs);
-    if (run.unlisten === undefined) this.#watchAbort(run);
-    this.#emitEvent({ type: "fired", cellId: run.id, status: "running" });
     this.#lastInputAt = performance.now();
     this.#pty?.write(bytes);
     this.#inputTimer ??= setInterval(() => this.#checkInput(), INPUT_CHECK_MS);
@@ -800,6 +841,7 @@ export class Session extends EventEmitter<SessionEvents> {
     if (typeof data !== "string") throw invalidArgument(`Expected \`data\` to be a string, got ${describeValue(data)}`);
     this.#assertOpen();
     this.#lastInputAt = performance.now();
+    if (this.#lock === undefined && /[\r\n\x03\x04\x1a\x1c]/.test(data)) this.#atPrompt = false;
     this.#pty?.write(data);
     if (this.#lock?.status === "awaiting_input") this.#setStatus(this.#lock, "running");
   }

@@ -75,6 +75,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   return {
     name,
     removesEcho: true,
+    tracksPrompt: true,
     attach(detectorIo) {
       io = detectorIo;
     },

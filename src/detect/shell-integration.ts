@@ -39,6 +39,7 @@ export function shellIntegration(): FrameDetector {
 class ShellIntegrationDetector implements FrameDetector {
   readonly name = "shell-integration";
   readonly removesEcho = true;
+  readonly tracksPrompt = true;
   readonly markPrefix: string;
   readonly #secret = randomBytes(12).toString("hex");
   #tempDir: string | undefined;

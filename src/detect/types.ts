@@ -96,6 +96,12 @@ export interface FrameDetector {
   readonly markPrefix?: string;
   /** True when the detector removes echo itself (via `{ echo }` / `{ output }`), so the session's generic echo filter stays off. */
   readonly removesEcho?: boolean;
+  /**
+   * True when `feed` reports every prompt, also outside cells (after input typed with `write()`):
+   * a cell is then held until the program is back at its prompt instead of being typed into a
+   * command that is still running.
+   */
+  readonly tracksPrompt?: boolean;
   /** Releases timers and child processes; called when the session closes. */
   dispose?(): void;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { listSessionProcesses } from "./proc-state.js";
 import type { PtyProcess } from "./spawn.js";
 
@@ -5,6 +6,16 @@ import type { PtyProcess } from "./spawn.js";
 const HUP_RESEND_MS = 100;
 /** How long to wait for the program to go after SIGKILL before giving up on it. */
 const KILL_WAIT_MS = 2_000;
+
+/** Still running (a zombie waiting for its parent counts as gone). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
+  } catch {
+    return false;
+  }
+}
 
 function signal(pid: number, name: NodeJS.Signals): void {
   try {
@@ -46,4 +57,9 @@ export async function killSession(pty: PtyProcess, exited: Promise<void>, graceM
   signal(-sid, "SIGKILL");
   for (const pid of leftovers) signal(pid, "SIGKILL");
   if (!gone) await within(exited, KILL_WAIT_MS);
+  // Resolve only once what was killed is gone (SIGKILL is not instant).
+  const deadline = Date.now() + KILL_WAIT_MS;
+  while (Date.now() < deadline && listSessionProcesses(sid).some((pid) => leftovers.includes(pid) && isRunning(pid))) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
