@@ -13,8 +13,14 @@ export interface SessionOptions {
   readonly args?: readonly string[];
   /** @default process.cwd() */
   readonly cwd?: string;
-  /** Merged over `process.env`; given values win. `undefined` removes a variable. */
+  /** Merged over `process.env` (see `extendEnv`); given values win. `undefined` removes a variable. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Start from `process.env`. With `false`, the program sees only `env`
+   * (plus `TERM`, a UTF-8 locale and the `hardenEnv` variables).
+   * @default true
+   */
+  readonly extendEnv?: boolean;
   /**
    * Terminal width; wide so long lines do not wrap.
    * @default 200
@@ -68,6 +74,7 @@ export interface NormalizedSessionOptions {
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  readonly extendEnv: boolean;
   readonly cols: number;
   readonly rows: number;
   readonly name: string;
@@ -96,7 +103,7 @@ export const SESSION_DEFAULTS = Object.freeze({
 });
 
 const KNOWN_OPTIONS: readonly string[] = [
-  "command", "args", "cwd", "env", "cols", "rows", "name", "label", "description",
+  "command", "args", "cwd", "env", "extendEnv", "cols", "rows", "name", "label", "description",
   "detector", "timeoutMs", "readyTimeoutMs", "maxOutputBytes", "hardenEnv", "closeGraceMs",
 ];
 
@@ -158,6 +165,7 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
     args: [...(args as string[])],
     cwd: optionalString(given["cwd"], "cwd") ?? process.cwd(),
     env: env as Record<string, string | undefined>,
+    extendEnv: optionalBoolean(given["extendEnv"], "extendEnv") ?? true,
     cols: optionalPositive(given["cols"], "cols", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.cols,
     rows: optionalPositive(given["rows"], "rows", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.rows,
     name,

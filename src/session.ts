@@ -203,8 +203,9 @@ export class Session extends EventEmitter<SessionEvents> {
   async #start(): Promise<void> {
     const options = this.#options;
     checkCwd(options.cwd, options.command);
-    const env = buildEnvironment(options.env, options.hardenEnv);
-    const command = resolveCommand(options.command, env["PATH"]);
+    const env = buildEnvironment(options.env, options.hardenEnv, options.extendEnv);
+    // Look the command up where the program would: its PATH, or ours when it has none.
+    const command = resolveCommand(options.command, env["PATH"] ?? process.env["PATH"]);
     let plan: SpawnPlan = { command, args: [...options.args], cwd: options.cwd, env };
     try {
       if (this.#detector.setup !== undefined) plan = await this.#detector.setup(plan);
@@ -494,7 +495,8 @@ export class Session extends EventEmitter<SessionEvents> {
     if (holder !== undefined && !normalized.queue) {
       throw new SessionBusyError(this.#options.name, (this.#lock ?? holder).id, this.#state === "timed_out");
     }
-    const id = randomUUID().slice(0, 8);
+    // 12 hex digits, like the original agent-tty's cell ids.
+    const id = randomUUID().replace(/-/g, "").slice(0, 12);
     let control!: CellControl;
     const queued = holder !== undefined;
     const run: CellRun = {
@@ -1042,6 +1044,16 @@ export class Session extends EventEmitter<SessionEvents> {
     const run = this.#lock;
     if (run === undefined) return "idle";
     return run.status === "awaiting_input" ? "awaiting_input" : "running";
+  }
+
+  /** The terminal's width in columns. */
+  get cols(): number {
+    return this.#screen?.cols ?? this.#options.cols;
+  }
+
+  /** The terminal's height in rows. */
+  get rows(): number {
+    return this.#screen?.rows ?? this.#options.rows;
   }
 
   /** The program's process id. */

@@ -17,13 +17,13 @@ const HARDENED_ENV: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /**
- * The program's environment: `process.env`, then the given values (which
+ * The program's environment: `process.env` (unless `extend` is false), then the given values (which
  * win; `undefined` removes one), `TERM=xterm-256color` and a UTF-8 locale
  * unless set, and the hardened variables unless given.
  */
-export function buildEnvironment(given: Readonly<Record<string, string | undefined>>, harden: boolean): Record<string, string> {
+export function buildEnvironment(given: Readonly<Record<string, string | undefined>>, harden: boolean, extend = true): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
+  for (const [key, value] of Object.entries(extend ? process.env : {})) {
     if (value !== undefined) env[key] = value;
   }
   // Variables that describe the parent's terminal, not ours.
