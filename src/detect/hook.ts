@@ -8,7 +8,7 @@ import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./typ
 /** Decides, line by line, whether the program is waiting again. */
 export type HookFunction = (line: string) => boolean | Promise<boolean>;
 
-/** Options of {@link hook}. */
+/** Options of `detectors.hook()`. */
 export interface HookOptions {
   /**
    * How long output must pause before the unfinished last line (a prompt

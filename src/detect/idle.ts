@@ -1,7 +1,7 @@
 import { optionalPositive, optionsObject } from "../validate.js";
 import type { DetectorIo, FrameDetector } from "./types.js";
 
-/** Options of {@link idle}. */
+/** Options of `detectors.idle()`. */
 export interface IdleOptions {
   /**
    * Quiet time that ends the frame.

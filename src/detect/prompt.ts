@@ -3,7 +3,7 @@ import { invalidArgument, describeValue } from "../errors.js";
 import { optionsObject } from "../validate.js";
 import type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd } from "./types.js";
 
-/** Options of {@link prompt}. */
+/** Options of `detectors.prompt()`. */
 export interface PromptOptions {
   /**
    * The program's continuation prompt (python's `... `), if it has one. A

@@ -1,7 +1,7 @@
 import { optionalPositive, optionsObject } from "../validate.js";
 import type { DetectorInput, FeedResult, FrameDetector } from "./types.js";
 
-/** Options of {@link repeatEnter}. */
+/** Options of `detectors.repeatEnter()`. */
 export interface RepeatEnterOptions {
   /**
    * How many empty Enters follow each cell; that many identical lines in a
