@@ -1,7 +1,8 @@
 import { readdirSync, readlinkSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Session, SessionClosedError } from "../../src/index.js";
-import { isAlive, spawnBash, waitFor } from "../helpers/sessions.js";
+import { isAlive, spawnBash } from "../helpers/sessions.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 /** This process's open PTY master descriptors. */
 function ptyMasters(): number {
@@ -23,7 +24,7 @@ describe("close()", () => {
     await Promise.all([sh.close(), sh.close()]);
     await sh.close();
     expect(sh.state).toBe("closed");
-    await waitFor(() => !isAlive(pid), 3_000, "bash to die");
+    await waitFor(() => !isAlive(pid), { timeoutMs: 3_000, message: "bash to die" });
   });
 
   it("calls on a closed session reject (or throw) SessionClosedError", async () => {
@@ -59,7 +60,7 @@ describe("close()", () => {
       expect(isAlive(pid)).toBe(true);
     }
     await sh.close();
-    await waitFor(() => pids.every((pid) => !isAlive(pid)), 5_000, `pids ${pids.join(", ")} to die`);
+    await waitFor(() => pids.every((pid) => !isAlive(pid)), { timeoutMs: 5_000, message: `pids ${pids.join(", ")} to die` });
   });
 
   it("frees the PTY: no master descriptor left open", async () => {
@@ -80,7 +81,7 @@ describe("close()", () => {
       await sh[Symbol.asyncDispose]();
     }
     expect(sh.state).toBe("closed");
-    await waitFor(() => !isAlive(pid), 3_000, "bash to die");
+    await waitFor(() => !isAlive(pid), { timeoutMs: 3_000, message: "bash to die" });
   });
 
   it("ends a just-started or just-finished bash with SIGHUP, without waiting for the SIGKILL grace (20 tries)", async () => {

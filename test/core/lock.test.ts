@@ -1,26 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { AgentTtyError, SessionBusyError, type Cell, type CellResult, type Session } from "../../src/index.js";
-import { spawnBash, waitFor } from "../helpers/sessions.js";
+import { recordRaw, seen, spawnBash } from "../helpers/sessions.js";
+import { waitFor } from "../helpers/wait-for.js";
 
-/** Collects everything the terminal produces from now on. */
-function recordRaw(sh: Session): { text: () => string } {
-  let text = "";
-  sh.on("data", (chunk) => {
-    text += chunk;
-  });
-  return { text: () => text };
-}
-
-/** Resolves once the cell's live output contains `text`. */
-async function seen(cell: Cell, text: string): Promise<void> {
-  let sofar = "";
-  for await (const chunk of cell) {
-    sofar += chunk;
-    if (sofar.includes(text)) return;
-  }
-  throw new Error(`cell ended without printing ${JSON.stringify(text)}; got ${JSON.stringify(sofar)}`);
-}
 
 /** Command names of the processes whose parent is `pid`. */
 function childCommands(pid: number): string[] {
@@ -132,7 +115,7 @@ describe("timeouts", () => {
     const busy = await sh.run("echo BUSY_MARKER").catch((caught: unknown) => caught);
     expect(busy).toBeInstanceOf(SessionBusyError);
     expect((busy as SessionBusyError).activeCellId).toBe(r.cellId);
-    await waitFor(() => sh.state === "idle", 5_000, "the timed-out cell's prompt");
+    await waitFor(() => sh.state === "idle", { timeoutMs: 5_000, message: "the timed-out cell's prompt" });
     expect(raw.text()).not.toContain("BUSY_MARKER");
     const next = await sh.run("echo next");
     expect(next.output).toBe("next");
@@ -175,7 +158,7 @@ describe("interrupt and AbortSignal", () => {
     const sh = await spawnBash();
     const cell = sh.fire("echo go; sleep 30");
     await seen(cell, "go");
-    await waitFor(() => childCommands(sh.pid as number).includes("sleep"), 5_000, "sleep to start");
+    await waitFor(() => childCommands(sh.pid as number).includes("sleep"), { timeoutMs: 5_000, message: "sleep to start" });
     const result = await sh.interrupt();
     expect(result?.status).toBe("interrupted");
     const r = await cell.result;
@@ -211,13 +194,13 @@ describe("interrupt and AbortSignal", () => {
     const controller = new AbortController();
     const cell = sh.fire("sleep 30", { signal: controller.signal });
     // Abort once sleep surely runs (the lock is held and bash's child exec'd).
-    await waitFor(() => childCommands(sh.pid as number).includes("sleep"), 5_000, "sleep to start");
+    await waitFor(() => childCommands(sh.pid as number).includes("sleep"), { timeoutMs: 5_000, message: "sleep to start" });
     controller.abort();
     const r: CellResult = await cell.result;
     expect(r.status).toBe("interrupted");
     expect(r.exitCode).toBeNull();
     expect(r.durationMs).toBeLessThan(10_000);
-    await waitFor(() => sh.state === "idle", 5_000, "the prompt after the abort");
+    await waitFor(() => sh.state === "idle", { timeoutMs: 5_000, message: "the prompt after the abort" });
     expect((await sh.run("echo after-abort", { timeoutMs: 5_000 })).output).toBe("after-abort");
   });
 
@@ -229,7 +212,7 @@ describe("interrupt and AbortSignal", () => {
       await seen(cell, "started");
       controller.abort();
       expect((await cell.result).status).toBe("interrupted");
-      await waitFor(() => sh.state === "idle", 5_000, "the prompt after the abort");
+      await waitFor(() => sh.state === "idle", { timeoutMs: 5_000, message: "the prompt after the abort" });
       // If the Ctrl-C was lost, `sleep 30` still owns the terminal and this cell is typed into it.
       const next = await sh.run("echo after-abort", { timeoutMs: 3_000 });
       expect({ attempt, status: next.status, output: next.output }).toEqual({ attempt, status: "done", output: "after-abort" });

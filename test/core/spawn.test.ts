@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentTtyError, Session, detectors } from "../../src/index.js";
-import { isAlive, track, waitFor } from "../helpers/sessions.js";
+import { isAlive, track } from "../helpers/sessions.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const temps: string[] = [];
 afterEach(() => {
@@ -82,7 +83,7 @@ describe("Session.spawn errors are typed", () => {
     expect(elapsed).toBeLessThan(4_000);
     const pid = Number(readFileSync(pidFile, "utf8").trim());
     expect(pid).toBeGreaterThan(0);
-    await waitFor(() => !isAlive(pid), 3_000, `pid ${pid} to die`);
+    await waitFor(() => !isAlive(pid), { timeoutMs: 3_000, message: `pid ${pid} to die` });
   });
 
   it("a successful spawn is idle with a pid and the given name, label and description", async () => {

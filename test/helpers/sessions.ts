@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterEach } from "vitest";
-import { Session, SessionManager, type SessionOptions } from "../../src/index.js";
+import { Session, SessionManager, type Cell, type SessionOptions } from "../../src/index.js";
 
 const open = new Set<Session>();
 const managers = new Set<SessionManager>();
@@ -52,11 +52,21 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Polls `check` until it returns true or `timeoutMs` passes; never sleep-then-assert. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+/** Collects everything the terminal produces from now on (the raw transcript). */
+export function recordRaw(sh: Session): { text: () => string } {
+  let text = "";
+  sh.on("data", (chunk) => {
+    text += chunk;
+  });
+  return { text: () => text };
+}
+
+/** Resolves once the cell's live output contains `text`. */
+export async function seen(cell: Cell, text: string): Promise<void> {
+  let sofar = "";
+  for await (const chunk of cell) {
+    sofar += chunk;
+    if (sofar.includes(text)) return;
   }
+  throw new Error(`cell ended without printing ${JSON.stringify(text)}; got ${JSON.stringify(sofar)}`);
 }

@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SessionClosedError, type Cell } from "../../src/index.js";
-import { isAlive, spawnBash, spawnSession } from "../helpers/sessions.js";
+import { isAlive, seen, spawnBash, spawnSession } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { sessionMembers } from "./support.js";
-
-/** Resolves once the cell's live output contains `text`. */
-async function seen(cell: Cell, text: string): Promise<void> {
-  let sofar = "";
-  for await (const chunk of cell) {
-    sofar += chunk;
-    if (sofar.includes(text)) return;
-  }
-  throw new Error(`cell ended without printing ${JSON.stringify(text)}; got ${JSON.stringify(sofar)}`);
-}
 
 /** Live processes named `comm` started in the session's terminal. */
 function members(pid: number, comm: string): number[] {

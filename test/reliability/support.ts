@@ -4,14 +4,7 @@ import { runInNewContext } from "node:vm";
 import { expect } from "vitest";
 import { AgentTtyError, type Session } from "../../src/index.js";
 
-/** Collects everything the terminal produces from now on (the raw transcript). */
-export function recordRaw(sh: Session): { text: () => string } {
-  let text = "";
-  sh.on("data", (chunk) => {
-    text += chunk;
-  });
-  return { text: () => text };
-}
+export { recordRaw } from "../helpers/sessions.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
