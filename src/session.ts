@@ -412,6 +412,14 @@ export class Session extends EventEmitter<SessionEvents> {
       return;
     }
     this.#flush();
+    if (this.#liveGate) {
+      // The output never "started" (a syntax error, no command run): what was collected is all there is.
+      const text = frame.peek();
+      if (text !== "") {
+        run.control.push(text);
+        this.#publishClean(`${text}\n`);
+      }
+    }
     run.frame = undefined;
     const status = run.stopping ?? "done";
     this.#settle(run, status, frame, {
