@@ -6,6 +6,7 @@ import { autoDetector } from "./detect/auto.js";
 import { isFrameSignal, type DetectorInput, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
 import { AgentTtyError, CellTimeoutError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
 import type { SessionEvent, SessionEvents } from "./events.js";
+import { Expectation, type ExpectMatch } from "./expect.js";
 import { FrameCollector } from "./frame.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
@@ -49,16 +50,6 @@ export interface ExpectOptions {
   readonly timeoutMs?: number;
   /** Aborting rejects the wait with the signal's reason. */
   readonly signal?: AbortSignal;
-}
-
-/** What {@link Session.expect} found. */
-export interface ExpectMatch {
-  /** The text that matched. */
-  readonly match: string;
-  /** The capture groups (empty for a string pattern). */
-  readonly groups: string[];
-  /** Clean text that arrived after the call and before the match. */
-  readonly before: string;
 }
 
 /** Options of {@link Session.output}. */
@@ -927,26 +918,17 @@ export class Session extends EventEmitter<SessionEvents> {
       return Promise.reject(error);
     }
     if (signal?.aborted === true) return Promise.reject(signal.reason);
-    const regex = typeof pattern === "string" ? undefined : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
     const found = defer<ExpectMatch>();
-    // Only what arrives after the call counts: skip the part of the unfinished line already shown.
-    let skip = this.#assembler.partialLine.length;
-    let seen = "";
+    const expectation = new Expectation(pattern, this.#assembler.partialLine);
     const check = (line: string | undefined, partial: string) => {
-      if (line !== undefined) {
-        seen += `${line.slice(skip)}\n`;
-        skip = 0;
-        if (seen.length > 1 << 20) seen = seen.slice(seen.length - (1 << 19));
-      }
-      const text = seen + partial.slice(skip);
-      const match = regex === undefined ? stringMatch(text, pattern as string) : regex.exec(text);
-      if (match === null) return;
+      const match = expectation.feed(line, partial);
+      if (match === undefined) return;
       finish();
-      found.resolve({ match: match[0], groups: match.slice(1).map((group) => group ?? ""), before: text.slice(0, match.index) });
+      found.resolve(match);
     };
     const timer = setTimeout(() => {
       finish();
-      const recent = (seen + this.#assembler.partialLine.slice(skip)).slice(-2000);
+      const recent = expectation.recent(this.#assembler.partialLine);
       found.reject(new CellTimeoutError(`expect(${String(pattern)}) saw no match within ${timeoutMs} ms in session '${this.#options.name}'; see recentOutput for what came instead`, recent));
     }, timeoutMs);
     const onAbort = () => {
@@ -1152,8 +1134,3 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 }
 
-/** A string pattern's match, shaped like a RegExp's. */
-function stringMatch(text: string, pattern: string): { 0: string; index: number; slice(start: number): string[] } | null {
-  const index = text.indexOf(pattern);
-  return index === -1 ? null : { 0: pattern, index, slice: () => [] };
-}
