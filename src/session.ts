@@ -259,7 +259,7 @@ export class Session extends EventEmitter<SessionEvents> {
     for (const stream of this.#rawStreams) stream.push(text);
     this.#screenPending.push(text);
     this.#screenPendingChars += text.length;
-    if (this.#screenPendingChars > SCREEN_BATCH_CHARS || TERMINAL_QUERY.test(text)) this.#syncScreen();
+    if (this.#screenPendingChars > SCREEN_BATCH_CHARS || (text.includes("\x1b") && TERMINAL_QUERY.test(text))) this.#syncScreen();
     const frame = this.#lock?.frame ?? this.#readyFrame;
     frame?.appendRaw(text);
     this.#handle(this.#feed({ raw: text }));

@@ -1,6 +1,7 @@
 import stripAnsi from "strip-ansi";
 import { invalidArgument, describeValue } from "../errors.js";
 import { optionsObject } from "../validate.js";
+import { PromptConfirmer } from "./confirm.js";
 import type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd } from "./types.js";
 
 /** Options of `detectors.prompt()`. */
@@ -69,8 +70,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   let echoPrefix: string | undefined;
   // A prompt only counts once the Enter of the last typed line came back: before that it is a redraw.
   let lineEnded = true;
-  let recheck: NodeJS.Timeout | undefined;
-  let shownPrompt: string | undefined;
+  const confirmer = new PromptConfirmer(() => io);
 
   return {
     name,
@@ -80,8 +80,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       io = detectorIo;
     },
     encode(code) {
-      if (recheck !== undefined) clearTimeout(recheck);
-      recheck = undefined;
+      confirmer.cancel();
       const lines = prepare(code);
       const first = lines.shift() ?? "";
       pending = lines;
@@ -91,7 +90,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
     },
     feed(event: DetectorInput): FeedResult {
       if (!("line" in event)) return undefined;
-      shownPrompt = undefined;
+      confirmer.cancel();
       if (!event.partial) {
         lineEnded = true;
         if (echoPrefix === undefined) return undefined;
@@ -102,37 +101,24 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       if (!lineEnded) return undefined;
       const primary = isPrompt(event.line);
       if (!primary && !isContinuation(event.line)) return undefined;
-      return confirm(event.line, primary);
+      // Text that looks like a prompt counts once the program really waits for input:
+      // `print(">>> ", end="")` followed by more work is not a prompt.
+      const line = event.line;
+      return confirmer.confirm(() => act(line, primary));
     },
     dispose() {
-      if (recheck !== undefined) clearTimeout(recheck);
+      confirmer.cancel();
     },
   };
 
   // The prompt is back: type the cell's next line, or end the frame.
-  function act(line: string, primary: boolean): FeedResult {
+  function act(line: string, primary: boolean): FrameEnd | undefined {
     lastPrompt = line;
     const next = pending.shift();
     if (next === undefined) return primary ? {} : undefined;
     echoPrefix = line;
     lineEnded = false;
     io?.write(`${next}\r`);
-    return undefined;
-  }
-
-  // Text that looks like a prompt counts once the program is really waiting for input (where the
-  // system can tell): `print(">>> ", end="")` followed by more work is not a prompt.
-  function confirm(line: string, primary: boolean, delayMs = 2): FeedResult {
-    if (recheck !== undefined) clearTimeout(recheck);
-    recheck = undefined;
-    if (io?.waitingForInput() !== false) return act(line, primary);
-    shownPrompt = line;
-    recheck = setTimeout(() => {
-      recheck = undefined;
-      if (shownPrompt !== line) return;
-      const end = confirm(line, primary, Math.min(delayMs * 2, 100));
-      if (end !== undefined) io?.endFrame(end as FrameEnd);
-    }, delayMs);
     return undefined;
   }
 }

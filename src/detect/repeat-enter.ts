@@ -1,5 +1,6 @@
 import { optionalPositive, optionsObject } from "../validate.js";
-import type { DetectorInput, FeedResult, FrameDetector } from "./types.js";
+import { PromptConfirmer } from "./confirm.js";
+import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
 
 /** Options of `detectors.repeatEnter()`. */
 export interface RepeatEnterOptions {
@@ -24,13 +25,17 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
   const enters = "\r".repeat(count);
   let last: string | undefined;
   let run = 0;
+  let io: DetectorIo | undefined;
+  const confirmer = new PromptConfirmer(() => io);
   const reset = () => {
     last = undefined;
     run = 0;
+    confirmer.cancel();
   };
   return {
     name: "repeat-enter",
-    attach(io) {
+    attach(detectorIo) {
+      io = detectorIo;
       io.write(enters);
     },
     encode(code) {
@@ -41,14 +46,21 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
       reset();
       return `\x03${enters}`;
     },
+    dispose() {
+      confirmer.cancel();
+    },
     feed(event: DetectorInput): FeedResult {
       if (!("line" in event)) return undefined;
       const line = event.line.trimEnd();
+      confirmer.cancel();
       if (event.partial) {
-        // Ready only once the prompt is drawn again: text written earlier would meet a cooked terminal.
+        // Ready only once the prompt is drawn again (text written earlier would meet a cooked
+        // terminal) and the program waits for input (a flood of identical lines is not a prompt).
         if (run < count || line !== last) return undefined;
-        reset();
-        return { dropLines: count };
+        return confirmer.confirm(() => {
+          reset();
+          return { dropLines: count };
+        });
       }
       // Empty lines are the terminal echoing Enters before the program reads them, not its prompt.
       if (line === "") {

@@ -13,6 +13,11 @@ export const INCOMPLETE_CELL_MESSAGE =
   "agent-tty: the cell is incomplete (an unclosed quote, block or heredoc) and was cancelled; fix it and run it again";
 const INCOMPLETE = { output: "end", note: INCOMPLETE_CELL_MESSAGE } as const;
 
+/** Longest cell typed rather than pasted (a line editor redraws as it types). */
+const TYPED_CELL_MAX_CHARS = 512;
+/** Printable ASCII only: nothing a line editor binds to a command. */
+const PLAIN_LINE = /^[\x20-\x7e]*$/;
+
 /** The shells {@link shellIntegration} knows how to hook. */
 export const INTEGRATED_SHELLS = ["bash", "zsh", "fish", "sh", "dash"] as const;
 
@@ -93,7 +98,6 @@ class ShellIntegrationDetector implements FrameDetector {
       `  PS0=${shellQuote(`\\e]${this.markPrefix}C\\a`)}`,
       `}`,
       `PROMPT_COMMAND="__agent_tty_status=\\$?\${PROMPT_COMMAND:+; \${PROMPT_COMMAND%;}}; __agent_tty_done"`,
-      `rm -rf ${shellQuote(dir)}`,
       "",
     ].join("\n");
     writeFileSync(rcFile, script, { mode: 0o600 });
@@ -110,7 +114,6 @@ class ShellIntegrationDetector implements FrameDetector {
       userEnv === undefined ? "" : `[ -r ${shellQuote(userEnv)} ] && . ${shellQuote(userEnv)}`,
       `__agent_tty_start() { printf '${mark("C")}'; }`,
       `PS1="$(printf '\\033]${this.markPrefix}D;')"'$?;$PWD'"$(printf '\\007')\${PS1-'$ '}$(printf '${mark("B")}')"`,
-      `rm -rf ${shellQuote(dir)}`,
       "",
     ].join("\n");
     writeFileSync(envFile, script, { mode: 0o600 });
@@ -131,7 +134,6 @@ class ShellIntegrationDetector implements FrameDetector {
       "add-zsh-hook preexec __agent_tty_preexec",
       "precmd_functions=(__agent_tty_precmd ${precmd_functions:#__agent_tty_precmd})",
       "unsetopt PROMPT_SP 2>/dev/null",
-      `rm -rf ${shellQuote(dir)}`,
       "",
     ].join("\n");
     writeFileSync(join(dir, ".zshrc"), script, { mode: 0o600 });
@@ -172,7 +174,9 @@ class ShellIntegrationDetector implements FrameDetector {
       return `\x15__agent_tty_start; eval "$(cat <<'${end}'\r${code.replace(/\n/g, "\r")}\r${end}\r)"\r`;
     }
     // Ctrl-E Ctrl-U first: whatever reached the line editor since the prompt (a terminal's answer
-    // to a query nobody read, a stray key) is cleared instead of being run with the cell.
+    // to a query nobody read, a stray key) is cleared instead of being run with the cell. A short
+    // one-line cell is typed; anything else is pasted, so it runs as one unit and no tab completes.
+    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) return `\x05\x15${code}\r`;
     return `\x05\x15\x1b[200~${code}\x1b[201~\r`;
   }
 
@@ -205,6 +209,7 @@ class ShellIntegrationDetector implements FrameDetector {
         this.#io?.write("\x03");
         return { output: "start" };
       case "B": {
+        this.#removeTempDir(); // read by now: the shell has drawn its first prompt
         // A prompt without a finished command before it is readline redrawing the line.
         const end = this.#pendingEnd;
         this.#pendingEnd = undefined;
@@ -222,8 +227,14 @@ class ShellIntegrationDetector implements FrameDetector {
     return trimmed === "" || this.#codeLines.some((code) => trimmed.includes(code));
   }
 
+  #removeTempDir(): void {
+    if (this.#tempDir === undefined) return;
+    rmSync(this.#tempDir, { recursive: true, force: true });
+    this.#tempDir = undefined;
+  }
+
   dispose(): void {
-    if (this.#tempDir !== undefined) rmSync(this.#tempDir, { recursive: true, force: true });
+    this.#removeTempDir();
   }
 }
 
