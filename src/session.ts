@@ -1008,11 +1008,12 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   #emitEvent(fields: Omit<SessionEvent, "session" | "ts">): void {
+    const name = fields.type === "fired" || fields.type === "done" ? "cell" : fields.type === "error" ? undefined : fields.type;
+    const heard = (name !== undefined && this.listenerCount(name) > 0) || this.listenerCount("event") > 0;
+    if (!heard && this.#eventStreams.size === 0) return; // every cell emits two: only build them for someone
     const event = this.#event(fields);
     for (const stream of this.#eventStreams) stream.push(event);
-    if (event.type === "fired" || event.type === "done") this.emit("cell", event);
-    else if (event.type === "notify") this.emit("notify", event);
-    else if (event.type === "exit") this.emit("exit", event);
+    if (name !== undefined) this.emit(name, event);
     this.emit("event", event);
   }
 
