@@ -33,6 +33,9 @@ export const PROTOCOL_VERSION = 1;
 export const SESSION_NAME = /^[A-Za-z0-9_.-]+$/;
 
 /** True when `name` is a valid session name. */
+/** A cell id as `k` accepts it (ours are 12 hex digits; the original's too). */
+export const CELL_ID = /^[0-9A-Za-z_-]{4,64}$/;
+
 export function isValidSessionName(name: string): boolean {
   return SESSION_NAME.test(name) && !name.includes("..") && /[^.]/.test(name);
 }

@@ -5,7 +5,7 @@
  * first completion.
  */
 import { connectDaemon, DaemonError, request, streamLines } from "./client.js";
-import { isValidSessionName, pyJson, pyRepr, pyTimestamp, versionLine } from "./protocol.js";
+import { CELL_ID, isValidSessionName, pyJson, pyRepr, pyTimestamp, versionLine } from "./protocol.js";
 
 export const KM_USAGE = `km -- event monitor for k sessions (agent-tty)
 
@@ -23,8 +23,6 @@ Each stdout line is one JSON event:
   {"session": "...", "status": "closed", "ts": "..."}
   {"session": "...", "status": "error", "message": "...", "ts": "..."}`;
 
-/** A cell id as `k` prints it. */
-export const CELL_ID = /^[0-9A-Za-z_-]{4,64}$/;
 
 function line(value: Record<string, string>): void {
   process.stdout.write(`${pyJson({ ...value, ts: pyTimestamp() })}\n`);

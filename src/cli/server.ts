@@ -19,6 +19,7 @@ import {
 import { planCommand } from "./command-line.js";
 import { cellErrorReply, errReply, jsonReply, NO_SESSION_FOUND, noSession, replyWithoutSessions, textReply } from "./messages.js";
 import {
+  CELL_ID,
   LineSplitter,
   PROTOCOL_VERSION,
   pyJson,
@@ -59,7 +60,6 @@ const READY_TIMEOUT_MS = 30_000;
 const INTERRUPT_WAIT_MS = 5_000;
 
 /** A cell id given on the command line: what `k` prints. */
-const CELL_ID = /^[0-9A-Za-z_-]{4,64}$/;
 
 /** One session and the CLI's bookkeeping around it. */
 class Slot {

@@ -88,7 +88,10 @@ class ShellIntegrationDetector implements FrameDetector {
     const continuationMark = `\\[\\e]${this.markPrefix}P\\a\\]`;
     const script = [
       "# agent-tty shell integration: loads the user's rc file, then adds invisible frame marks.",
-      userRc === undefined ? "" : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
+      userRc === undefined
+        ? // --norc, but bash reads the system rc file before ours: undo what it set up.
+          "PS1='\\s-\\v\\$ '; unset -f command_not_found_handle 2>/dev/null; unset PROMPT_COMMAND"
+        : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
       // PROMPT_COMMAND runs once per accepted command (never on a redraw): exit status and cwd.
       `__agent_tty_done() {`,
       // On stderr, like the prompt: a cell that sends stdout elsewhere (exec >/dev/null) still frames.
