@@ -128,6 +128,7 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly #genericEcho: boolean;
   #pty: PtyProcess | undefined;
   #screen: Screen | undefined;
+  #size: { cols: number; rows: number };
   #screenPending: string[] = [];
   #screenPendingChars = 0;
   #plan: SpawnPlan | undefined;
@@ -165,6 +166,7 @@ export class Session extends EventEmitter<SessionEvents> {
   private constructor(options: NormalizedSessionOptions, detector: FrameDetector) {
     super();
     this.#options = options;
+    this.#size = { cols: options.cols, rows: options.rows };
     this.#detector = detector;
     this.#assembler = new LineAssembler(detector.markPrefix);
     this.#genericEcho = detector.removesEcho !== true;
@@ -215,12 +217,6 @@ export class Session extends EventEmitter<SessionEvents> {
       throw new SpawnError("ERR_SPAWN", options.command, `could not start '${options.command}': ${String(error)}`, "", { cause: error });
     }
     try {
-      this.#screen = new Screen({ cols: options.cols, rows: options.rows });
-      // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
-      // gives, when they are reading raw input; otherwise the answer would be echoed and typed into the next command.
-      this.#screen.onResponse((answer) => {
-        if (terminalIsRaw(this.#pty?.ptsName)) this.#pty?.write(answer);
-      });
       this.#detector.attach?.({
         write: (data) => this.#pty?.write(data),
         endFrame: (end) => this.#endFrame(end ?? {}),
@@ -274,13 +270,29 @@ export class Session extends EventEmitter<SessionEvents> {
     if (this.#lock?.status === "awaiting_input") this.#setStatus(this.#lock, "running");
   }
 
-  /** Feeds the emulator what it has not seen yet. */
-  #syncScreen(): void {
-    if (this.#screenPending.length === 0) return;
-    const text = this.#screenPending.length === 1 ? (this.#screenPending[0] as string) : this.#screenPending.join("");
-    this.#screenPending = [];
-    this.#screenPendingChars = 0;
-    this.#screen?.write(text);
+  /**
+   * The terminal emulator, brought up to date. It is made on first use (most sessions never need
+   * one); until then output waits for it in `#screenPending`, which a long burst fast-forwards.
+   */
+  #syncScreen(): Screen {
+    this.#screen ??= this.#makeScreen();
+    if (this.#screenPending.length > 0) {
+      const text = this.#screenPending.length === 1 ? (this.#screenPending[0] as string) : this.#screenPending.join("");
+      this.#screenPending = [];
+      this.#screenPendingChars = 0;
+      this.#screen.write(text);
+    }
+    return this.#screen;
+  }
+
+  #makeScreen(): Screen {
+    const screen = new Screen({ cols: this.#size.cols, rows: this.#size.rows });
+    // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
+    // gives, when they are reading raw input; otherwise the answer would be echoed and typed into the next command.
+    screen.onResponse((answer) => {
+      if (terminalIsRaw(this.#pty?.ptsName)) this.#pty?.write(answer);
+    });
+    return screen;
   }
 
   #onLine(text: string): void {
@@ -863,8 +875,7 @@ export class Session extends EventEmitter<SessionEvents> {
    */
   press(...keys: string[]): void {
     if (keys.length === 0) throw invalidArgument("Expected at least one key name, e.g. press(\"enter\")");
-    this.#syncScreen();
-    const bytes = encodeKeys(keys, { applicationCursor: this.#screen?.applicationCursorKeys ?? false });
+    const bytes = encodeKeys(keys, { applicationCursor: this.#syncScreen().applicationCursorKeys });
     this.write(bytes);
   }
 
@@ -875,15 +886,13 @@ export class Session extends EventEmitter<SessionEvents> {
    */
   paste(text: string): void {
     if (typeof text !== "string") throw invalidArgument(`Expected \`text\` to be a string, got ${describeValue(text)}`);
-    this.#syncScreen();
-    this.write(this.#screen?.bracketedPaste === true ? `\x1b[200~${text}\x1b[201~` : text);
+    this.write(this.#syncScreen().bracketedPaste ? `\x1b[200~${text}\x1b[201~` : text);
   }
 
   /** What a person would see now: the visible rows (alternate screen included), `\n`-joined, trailing spaces trimmed. */
   screen(): string {
     this.#assertNotClosedByUser();
-    this.#syncScreen();
-    return this.#screen?.text() ?? "";
+    return this.#syncScreen().text();
   }
 
   /** Changes the terminal size; the program gets SIGWINCH. */
@@ -892,8 +901,9 @@ export class Session extends EventEmitter<SessionEvents> {
     requiredPositive(rows, "rows", { integer: true, max: MAX_TERMINAL_SIDE });
     this.#assertOpen();
     this.#pty?.resize(cols, rows);
-    this.#syncScreen();
-    this.#screen?.resize(cols, rows);
+    // Output so far was drawn at the old size: the emulator takes it in before it resizes.
+    this.#syncScreen().resize(cols, rows);
+    this.#size = { cols, rows };
   }
 
   /**
@@ -1039,12 +1049,12 @@ export class Session extends EventEmitter<SessionEvents> {
 
   /** The terminal's width in columns. */
   get cols(): number {
-    return this.#screen?.cols ?? this.#options.cols;
+    return this.#size.cols;
   }
 
   /** The terminal's height in rows. */
   get rows(): number {
-    return this.#screen?.rows ?? this.#options.rows;
+    return this.#size.rows;
   }
 
   /** The program's process id. */
