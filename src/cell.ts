@@ -10,11 +10,6 @@ export type CellStatus = "queued" | "running" | "awaiting_input" | "done" | "tim
 /** The statuses after which a cell never changes. */
 export type FinalCellStatus = "done" | "timeout" | "interrupted" | "exited";
 
-/** True for the four final statuses. */
-export function isFinalStatus(status: CellStatus): status is FinalCellStatus {
-  return status === "done" || status === "timeout" || status === "interrupted" || status === "exited";
-}
-
 /** Fields every {@link CellResult} has. */
 export interface CellResultBase {
   /** The cell's id (also `cell.id`). */

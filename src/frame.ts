@@ -61,11 +61,6 @@ export class FrameCollector {
     return trimFinalNewline(this.#output.peek() + this.#pieces.join(""));
   }
 
-  /** The last `maxChars` characters of the output. */
-  tail(maxChars: number): string {
-    return this.#output.tail(maxChars);
-  }
-
   finish(dropLines = 0): FrameOutput {
     this.flush();
     const output = this.#output.finish(omittedMarker);

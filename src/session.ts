@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "eventemitter3";
 import pTimeout from "p-timeout";
-import { Cell, isFinalStatus, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type FinalCellStatus } from "./cell.js";
+import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type FinalCellStatus } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import { isFrameSignal, type DetectorInput, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
 import { AgentTtyError, CellTimeoutError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
@@ -131,7 +131,6 @@ export class Session extends EventEmitter<SessionEvents> {
   #size: { cols: number; rows: number };
   #screenPending: string[] = [];
   #screenPendingChars = 0;
-  #plan: SpawnPlan | undefined;
   #state: SessionState = "starting";
   #exitCode: number | null = null;
   #exited = false;
@@ -206,7 +205,6 @@ export class Session extends EventEmitter<SessionEvents> {
       if (error instanceof AgentTtyError) throw error;
       throw new SpawnError("ERR_SPAWN", options.command, `detector '${this.#detector.name}' could not prepare '${options.command}': ${String(error)}`, "", { cause: error });
     }
-    this.#plan = plan;
     try {
       this.#pty = spawnPty(plan, { cols: options.cols, rows: options.rows }, {
         onData: (text) => this.#onData(text),
@@ -1137,11 +1135,6 @@ export class Session extends EventEmitter<SessionEvents> {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
-  }
-
-  /** How the program was started, after the detector's setup. */
-  get spawnPlan(): Readonly<SpawnPlan> | undefined {
-    return this.#plan;
   }
 }
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { describeValue, invalidArgument } from "../errors.js";
+import { isExecutable } from "../pty/environment.js";
 import { optionalPositive, optionsObject } from "../validate.js";
 import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
 
@@ -42,10 +42,7 @@ export function hook(decider: HookFunction | string, options: HookOptions = {}):
 
 function checkExecutable(path: string): string {
   const absolute = resolve(path);
-  try {
-    if (!statSync(absolute).isFile()) throw new Error("not a file");
-    accessSync(absolute, constants.X_OK);
-  } catch {
+  if (!isExecutable(absolute)) {
     throw invalidArgument(`Expected the hook \`${path}\` to be an executable file; check the path and run chmod +x`);
   }
   return absolute;

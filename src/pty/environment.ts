@@ -56,7 +56,8 @@ export function checkCwd(cwd: string, command: string): void {
   }
 }
 
-function isExecutable(path: string): boolean {
+/** An existing file this process may execute. */
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return statSync(path).isFile();
