@@ -8,10 +8,16 @@ const MAX_RECHECK_MS = 100;
  * foreground is blocked reading the terminal (where the system can tell).
  * Printed look-alikes (`print(">>> ")`, a flood of identical lines) are
  * checked again, with backoff, for as long as nothing new arrives.
+ *
+ * A program seen waiting may have printed more since the text being judged
+ * was read (the terminal can hand over `>>> ` and its newline in two reads),
+ * so the verdict waits until the event loop has read what the terminal
+ * holds; anything new cancels it.
  */
 export class PromptConfirmer {
   readonly #io: () => DetectorIo | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #immediate: NodeJS.Immediate | undefined;
   #generation = 0;
 
   constructor(io: () => DetectorIo | undefined) {
@@ -19,20 +25,29 @@ export class PromptConfirmer {
   }
 
   /**
-   * Calls `act` now if the program waits for input (or nobody can tell) and
-   * returns its result; otherwise calls it later, once it does, and hands a
-   * frame end it returns to `io.endFrame`.
+   * Calls `act` now if nobody can tell whether the program waits for input
+   * and returns its result; otherwise calls it once the program is seen
+   * waiting with nothing new to read, and hands a frame end it returns to
+   * `io.endFrame`.
    */
   confirm<T extends FrameEnd | undefined>(act: () => T, delayMs = 1): T | undefined {
     this.cancel();
-    if (this.#io()?.waitingForInput() !== false) return act();
+    const waiting = this.#io()?.waitingForInput();
+    if (waiting === undefined) return act();
     const generation = this.#generation;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      if (generation !== this.#generation) return;
-      const end = this.confirm(act, Math.min(delayMs * 2, MAX_RECHECK_MS));
-      if (end !== undefined) this.#io()?.endFrame(end);
-    }, delayMs);
+    if (waiting) {
+      // Two turns of the event loop: the second starts after an I/O poll has read pending output.
+      this.#immediate = setImmediate(() => {
+        this.#immediate = setImmediate(() => {
+          this.#immediate = undefined;
+          if (generation !== this.#generation) return;
+          if (this.#io()?.waitingForInput() === false) this.#recheck(act, delayMs);
+          else this.#finish(act);
+        });
+      });
+      return undefined;
+    }
+    this.#recheck(act, delayMs);
     return undefined;
   }
 
@@ -40,6 +55,23 @@ export class PromptConfirmer {
   cancel(): void {
     this.#generation++;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#immediate !== undefined) clearImmediate(this.#immediate);
     this.#timer = undefined;
+    this.#immediate = undefined;
+  }
+
+  #recheck(act: () => FrameEnd | undefined, delayMs: number): void {
+    const generation = this.#generation;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (generation !== this.#generation) return;
+      const end = this.confirm(act, Math.min(delayMs * 2, MAX_RECHECK_MS));
+      if (end !== undefined) this.#io()?.endFrame(end);
+    }, delayMs);
+  }
+
+  #finish(act: () => FrameEnd | undefined): void {
+    const end = act();
+    if (end !== undefined) this.#io()?.endFrame(end);
   }
 }

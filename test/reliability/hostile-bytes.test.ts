@@ -174,4 +174,23 @@ describe("hostile bytes", () => {
     const next = await sh.run("6 * 7");
     expect(next.output).toBe("42");
   });
+
+  it("a '>>> ' read late, after python already printed the rest and waits again, is not taken for the prompt", async () => {
+    // The terminal can hand over '>>> ' and its newline in two reads. When this process reads the
+    // first one late (a busy event loop, simulated here), python is already back at its real prompt;
+    // the look-alike must still not count, or the next line would be typed too early.
+    const sh = await spawnSession({ command: "python3", timeoutMs: 10_000 });
+    const busyUntil = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    sh.on("data", (chunk) => {
+      if (chunk.endsWith(">>> ")) busyUntil(200);
+    });
+    const r = await sh.run("import sys, time\n_ = sys.stdout.write('>>> '); sys.stdout.flush(); time.sleep(0.05); print()\nprint('second')");
+    expect(r.status).toBe("done");
+    expect(r.output).toBe(">>> \nsecond");
+    const next = await sh.run("6 * 7");
+    expect(next.output).toBe("42");
+  });
 });
