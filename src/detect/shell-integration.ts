@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { invalidArgument } from "../errors.js";
+import { PromptConfirmer } from "./confirm.js";
 import type { DetectorIo, FeedResult, FrameDetector, FrameEnd, SpawnPlan } from "./types.js";
 
 /** The OSC number of agent-tty's marks; terminals ignore it. */
@@ -15,6 +16,8 @@ const INCOMPLETE = { output: "end", note: INCOMPLETE_CELL_MESSAGE } as const;
 
 /** Longest cell typed rather than pasted (a line editor redraws as it types). */
 const TYPED_CELL_MAX_CHARS = 512;
+/** Ctrl-A Ctrl-K: beginning of line, kill to its end. */
+const CLEAR_LINE = "\x01\x0b";
 /** Printable ASCII only: nothing a line editor binds to a command. */
 const PLAIN_LINE = /^[\x20-\x7e]*$/;
 
@@ -53,6 +56,13 @@ class ShellIntegrationDetector implements FrameDetector {
   #io: DetectorIo | undefined;
   #outputStarted = false;
   #incomplete = false;
+  /** The cell is written but the shell has not accepted its line yet (no newline, no mark since). */
+  #typing = false;
+  /** The cell is written and no command of it has started (no C mark yet). */
+  #awaitingStart = false;
+  /** The pending end came without a command before it: it counts once the prompt stays. */
+  #tentative = false;
+  readonly #confirmer = new PromptConfirmer(() => this.#io);
   #pendingEnd: FrameEnd | undefined;
 
   constructor() {
@@ -84,6 +94,10 @@ class ShellIntegrationDetector implements FrameDetector {
       else args.push(arg);
     }
     const rcFile = join(dir, "bashrc");
+    const marked = (kind: string) => shellQuote(`${this.markPrefix}${kind}`);
+    // The prompt carries the status and cwd mark (expanded once per prompt; a redraw repeats it
+    // unchanged) and ends with the ready mark: one write, and nothing for PROMPT_COMMAND to print.
+    const statusMark = `\\[\\e]${this.markPrefix}D;\$?;\${PWD}\\a\\]`;
     const readyMark = `\\[\\e]${this.markPrefix}B\\a\\]`;
     const continuationMark = `\\[\\e]${this.markPrefix}P\\a\\]`;
     const script = [
@@ -92,15 +106,24 @@ class ShellIntegrationDetector implements FrameDetector {
         ? // --norc, but bash reads the system rc file before ours: undo what it set up.
           "PS1='\\s-\\v\\$ '; unset -f command_not_found_handle 2>/dev/null; unset PROMPT_COMMAND"
         : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
-      // PROMPT_COMMAND runs once per accepted command (never on a redraw): exit status and cwd.
-      `__agent_tty_done() {`,
-      // On stderr, like the prompt: a cell that sends stdout elsewhere (exec >/dev/null) still frames.
-      `  printf '\\033]${this.markPrefix}D;%s;%s\\007' "$__agent_tty_status" "$PWD" >&2`,
-      `  case "$PS1" in *${shellQuote(`${this.markPrefix}B`)}*) ;; *) PS1="$PS1"${shellQuote(readyMark)} ;; esac`,
-      `  case "$PS2" in *${shellQuote(`${this.markPrefix}P`)}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac`,
-      `  PS0=${shellQuote(`\\e]${this.markPrefix}C\\a`)}`,
+      // The marks expand $PWD and the status inside the prompt.
+      "shopt -s promptvars",
+      // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
+      `__agent_tty_marks() {`,
+      `  case "$PS1" in *${marked("D;")}*${marked("B")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1"${shellQuote(readyMark)} ;; esac`,
+      `  case "$PS2" in *${marked("P")}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac`,
+      `  case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${shellQuote(`\\e]${this.markPrefix}C\\a`)} ;; esac`,
       `}`,
-      `PROMPT_COMMAND="__agent_tty_status=\\$?\${PROMPT_COMMAND:+; \${PROMPT_COMMAND%;}}; __agent_tty_done"`,
+      "__agent_tty_marks",
+      // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
+      `__agent_tty_check() { [[ $PS1 == *${marked("D;")}*${marked("B")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
+      // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
+      "if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then",
+      "  (( ${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=('')",
+      "  PROMPT_COMMAND+=(__agent_tty_check)",
+      "else",
+      '  PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_check"',
+      "fi",
       "",
     ].join("\n");
     writeFileSync(rcFile, script, { mode: 0o600 });
@@ -169,6 +192,10 @@ class ShellIntegrationDetector implements FrameDetector {
       .filter((line) => line !== "");
     this.#outputStarted = false;
     this.#incomplete = false;
+    this.#typing = true;
+    this.#awaitingStart = true;
+    this.#tentative = false;
+    this.#confirmer.cancel();
     this.#pendingEnd = undefined;
     if (this.#shell === "sh" || this.#shell === "dash") {
       // No line editor and no paste mode: the cell is read whole as a quoted heredoc, then run as one
@@ -176,15 +203,17 @@ class ShellIntegrationDetector implements FrameDetector {
       const end = `AGENT_TTY_${randomBytes(6).toString("hex")}`;
       return `\x15__agent_tty_start; eval "$(cat <<'${end}'\r${code.replace(/\n/g, "\r")}\r${end}\r)"\r`;
     }
-    // Ctrl-E Ctrl-U first: whatever reached the line editor since the prompt (a terminal's answer
-    // to a query nobody read, a stray key) is cleared instead of being run with the cell. A short
-    // one-line cell is typed; anything else is pasted, so it runs as one unit and no tab completes.
-    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) return `\x05\x15${code}\r`;
-    return `\x05\x15\x1b[200~${code}\x1b[201~\r`;
+    // Ctrl-A Ctrl-K first: whatever reached the line editor since the prompt (a terminal's answer
+    // to a query nobody read, a stray key) is cleared instead of being run with the cell. (Ctrl-U
+    // would ring the bell on an empty line: one more write per cell.) A short one-line cell is
+    // typed; anything else is pasted, so it runs as one unit and no tab completes.
+    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) return `${CLEAR_LINE}${code}\r`;
+    return `${CLEAR_LINE}\x1b[200~${code}\x1b[201~\r`;
   }
 
   feed(event: Parameters<FrameDetector["feed"]>[0]): FeedResult {
     if ("mark" in event) return this.#onMark(event.mark.slice(this.markPrefix.length));
+    if ("line" in event && !event.partial) this.#typing = false;
     if ("line" in event && !event.partial && !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(event.line))) {
       return { echo: true };
     }
@@ -194,13 +223,25 @@ class ShellIntegrationDetector implements FrameDetector {
   #onMark(mark: string): FeedResult {
     switch (mark.charAt(0)) {
       case "C":
+        this.#typing = false;
+        this.#awaitingStart = false;
+        this.#tentative = false;
+        this.#confirmer.cancel();
         if (this.#outputStarted) return undefined;
         this.#outputStarted = true;
         return { output: "start" };
       case "D": {
+        // The line editor redrawing its prompt (a resize) while the cell is typed: not the cell's end.
+        if (this.#typing) return undefined;
         const [status = "", ...cwdParts] = mark.slice(2).split(";");
         const exitCode = Number.parseInt(status, 10);
         this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: cwdParts.join(";") };
+        if (this.#awaitingStart && !this.#incomplete) {
+          // No command started: the cell ran none (a comment, a syntax error), or the line editor
+          // redrew its prompt between accepting the line and running it. Only a prompt that stays ends it.
+          this.#tentative = true;
+          return undefined;
+        }
         this.#outputStarted = true;
         return this.#incomplete ? INCOMPLETE : { output: "end" };
       }
@@ -208,6 +249,8 @@ class ShellIntegrationDetector implements FrameDetector {
         // A continuation prompt: the cell is incomplete (open quote, block or heredoc). Cancel it
         // rather than wait for input that will never come; the shell reports status 130.
         if (this.#outputStarted || this.#incomplete) return undefined;
+        this.#typing = false;
+        this.#awaitingStart = false;
         this.#incomplete = true;
         this.#io?.write("\x03");
         return { output: "start" };
@@ -216,7 +259,12 @@ class ShellIntegrationDetector implements FrameDetector {
         // A prompt without a finished command before it is readline redrawing the line.
         const end = this.#pendingEnd;
         this.#pendingEnd = undefined;
-        return end;
+        if (end === undefined || !this.#tentative) return end;
+        this.#tentative = false;
+        return this.#confirmer.confirm(() => {
+          this.#awaitingStart = false;
+          return end;
+        });
       }
       default:
         return undefined;
@@ -237,6 +285,7 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   dispose(): void {
+    this.#confirmer.cancel();
     this.#removeTempDir();
   }
 }

@@ -137,6 +137,40 @@ describe("bash with shell integration", () => {
     expect(next.output).toBe("ok");
   });
 
+  it("a cell that runs no command (a comment, a syntax error) still ends, with its status", async () => {
+    const sh = await spawnBash({ timeoutMs: 5_000 });
+    await sh.run("false");
+    const comment = await sh.run("# nothing to run");
+    expect(comment).toMatchObject({ status: "done", output: "", exitCode: 1 });
+    const broken = await sh.run("echo (");
+    expect(broken.status).toBe("done");
+    expect(broken.exitCode).toBe(2);
+    expect(broken.output).toContain("syntax error");
+    expect((await sh.run("echo ok")).output).toBe("ok");
+  });
+
+  it("cells that replace PROMPT_COMMAND, PS1 or PS0 keep being framed, with status and cwd", async () => {
+    const sh = await spawnBash({ timeoutMs: 5_000 });
+    expect((await sh.run("PROMPT_COMMAND='echo from-prompt-command'")).output).toBe("from-prompt-command");
+    const failed = await sh.run("cd /tmp && false");
+    expect(failed).toMatchObject({ status: "done", output: "from-prompt-command", exitCode: 1, cwd: "/tmp" });
+    await sh.run("PROMPT_COMMAND=; PS1='custom> '; PS0='[ran] '; PS2='more> '");
+    const r = await sh.run("echo after");
+    expect(r).toMatchObject({ status: "done", output: "after", exitCode: 0 });
+    expect(r.raw).toContain("custom> ");
+  });
+
+  it("a resize while cells are being typed never ends one early (the prompt redraw repeats its marks)", async () => {
+    const sh = await spawnBash({ timeoutMs: 5_000 });
+    for (let i = 0; i < 20; i++) {
+      const cell = sh.run(`sleep 0.01; echo cell-${i}`, { onTimeout: "interrupt" });
+      sh.resize(80 + (i % 2) * 40, 24 + (i % 3));
+      const r = await cell;
+      expect(r.output, `cell ${i}, raw ${JSON.stringify(r.raw)}`).toBe(`cell-${i}`);
+      expect(r.status).toBe("done");
+    }
+  });
+
   it("100 back-to-back cells each get exactly their own output", async () => {
     const sh = await spawnBash();
     for (let index = 0; index < 100; index++) {
