@@ -377,7 +377,9 @@ export class Session extends EventEmitter<SessionEvents> {
       this.#lastPartial = "";
       this.#liveGate = false;
       frame.collecting = true;
-    } else if (frame.collecting) {
+    } else if (frame.collecting || result.note !== undefined) {
+      // A note without a start (the detector found out late that no command ran): the rest was echo.
+      if (!frame.collecting) frame.discard();
       this.#assembler.flushPartial(this.#sink);
       this.#lastPartial = "";
       if (result.note !== undefined) frame.add(`${result.note}\n`);

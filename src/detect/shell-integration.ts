@@ -16,8 +16,19 @@ const INCOMPLETE = { output: "end", note: INCOMPLETE_CELL_MESSAGE } as const;
 
 /** Longest cell typed rather than pasted (a line editor redraws as it types). */
 const TYPED_CELL_MAX_CHARS = 512;
-/** Ctrl-A Ctrl-K: beginning of line, kill to its end. */
-const CLEAR_LINE = "\x01\x0b";
+/** How long fish must sit reading, with nothing new on the terminal, before a cell counts as incomplete. */
+const INCOMPLETE_QUIET_MS = 200;
+const INCOMPLETE_CHECK_MS = 50;
+/**
+ * A key of our own that clears the line editor's whole line, bound in every keymap (emacs and vi)
+ * of bash and zsh by the init file. Ctrl-U would ring the bell on an empty line (one more write
+ * per cell) and means something else in vi mode.
+ */
+const CLEAR_KEY = "\x1b[6973~";
+/** fish: Ctrl-A Ctrl-K, beginning of line and kill to its end. */
+const FISH_CLEAR = "\x01\x0b";
+/** No line editor (sh, bash --noediting): the terminal's own kill character. */
+const TTY_KILL = "\x15";
 /** Printable ASCII only: nothing a line editor binds to a command. */
 const PLAIN_LINE = /^[\x20-\x7e]*$/;
 
@@ -63,6 +74,10 @@ class ShellIntegrationDetector implements FrameDetector {
   /** The pending end came without a command before it: it counts once the prompt stays. */
   #tentative = false;
   readonly #confirmer = new PromptConfirmer(() => this.#io);
+  #incompleteWatch: NodeJS.Timeout | undefined;
+  /** What clears the line editor before a cell. */
+  #clear = CLEAR_KEY;
+  #lastFedAt = 0;
   #pendingEnd: FrameEnd | undefined;
 
   constructor() {
@@ -93,6 +108,7 @@ class ShellIntegrationDetector implements FrameDetector {
       else if (arg === "--rcfile" || arg === "--init-file") userRc = plan.args[++index];
       else args.push(arg);
     }
+    if (args.includes("--noediting")) this.#clear = TTY_KILL;
     const rcFile = join(dir, "bashrc");
     const marked = (kind: string) => shellQuote(`${this.markPrefix}${kind}`);
     // The prompt carries the status and cwd mark (expanded once per prompt; a redraw repeats it
@@ -108,6 +124,7 @@ class ShellIntegrationDetector implements FrameDetector {
         : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
       // The marks expand $PWD and the status inside the prompt.
       "shopt -s promptvars",
+      `for __agent_tty_map in emacs vi-insert vi-command; do bind -m $__agent_tty_map '"\\e[6973~": kill-whole-line' 2>/dev/null; done; unset __agent_tty_map`,
       // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
       `__agent_tty_marks() {`,
       `  case "$PS1" in *${marked("D;")}*${marked("B")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1"${shellQuote(readyMark)} ;; esac`,
@@ -139,7 +156,11 @@ class ShellIntegrationDetector implements FrameDetector {
       "# agent-tty shell integration: loads the user's $ENV file, then adds invisible frame marks.",
       userEnv === undefined ? "" : `[ -r ${shellQuote(userEnv)} ] && . ${shellQuote(userEnv)}`,
       `__agent_tty_start() { printf '${mark("C")}'; }`,
-      `PS1="$(printf '\\033]${this.markPrefix}D;')"'$?;$PWD'"$(printf '\\007')\${PS1-'$ '}$(printf '${mark("B")}')"`,
+      `__agent_tty_status="$(printf '\\033]${this.markPrefix}D;')" __agent_tty_bel="$(printf '\\007')" __agent_tty_ready="$(printf '${mark("B")}')"`,
+      // The prompt carries the marks; a cell that replaced it gets them back when it ends.
+      `__agent_tty_marks() { case "$PS1" in *"$__agent_tty_ready"*) ;; *) PS1="$__agent_tty_status"'$?;$PWD'"$__agent_tty_bel\${PS1-'$ '}$__agent_tty_ready" ;; esac; }`,
+      "__agent_tty_marks",
+      `__agent_tty_end() { __agent_tty_s=$?; __agent_tty_marks; return $__agent_tty_s; }`,
       "",
     ].join("\n");
     writeFileSync(envFile, script, { mode: 0o600 });
@@ -147,33 +168,89 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   #setupZsh(plan: SpawnPlan, dir: string): SpawnPlan {
-    const userDir = plan.env["ZDOTDIR"] ?? plan.env["HOME"] ?? homedir();
-    const script = [
+    // zsh reads its files from $ZDOTDIR: ours are there, and each loads the user's own from where
+    // they would have been (their ZDOTDIR, or HOME). With -f, ours load none of the user's.
+    const noRcs = plan.args.some((arg) => arg === "-f" || arg === "--no-rcs");
+    const args = plan.args.filter((arg) => arg !== "-f" && arg !== "--no-rcs");
+    const userZdotdir = plan.env["ZDOTDIR"];
+    const toUser = userZdotdir === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${shellQuote(userZdotdir)}`;
+    const loadUser = (file: string) => (noRcs ? "" : `[[ -r \${ZDOTDIR:-$HOME}/${file} ]] && . \${ZDOTDIR:-$HOME}/${file}`);
+    const mark = (kind: string) => `%{\\e]${this.markPrefix}${kind}\\a%}`;
+    const has = (kind: string) => shellQuote(`${this.markPrefix}${kind}`);
+    // Between files, ZDOTDIR points back at ours; the user's value (maybe set by their .zshenv) is kept aside.
+    const zshenv = [
+      "# agent-tty shell integration: the user's .zshenv, then back to agent-tty's ZDOTDIR.",
+      noRcs ? "unsetopt GLOBAL_RCS" : "",
+      toUser,
+      loadUser(".zshenv"),
+      "typeset -g __agent_tty_zdotdir_set=${+ZDOTDIR} __agent_tty_zdotdir=${ZDOTDIR-}",
+      `ZDOTDIR=${shellQuote(dir)}`,
+      "",
+    ];
+    const restoreUser = '(( __agent_tty_zdotdir_set )) && ZDOTDIR=$__agent_tty_zdotdir || unset ZDOTDIR';
+    const zprofile = ["# agent-tty shell integration: the user's .zprofile.", restoreUser, loadUser(".zprofile"), `ZDOTDIR=${shellQuote(dir)}`, ""];
+    const zshrc = [
       "# agent-tty shell integration: loads the user's .zshrc, then adds invisible frame marks.",
-      plan.env["ZDOTDIR"] === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${shellQuote(userDir)}`,
-      `[ -r ${shellQuote(join(userDir, ".zshrc"))} ] && . ${shellQuote(join(userDir, ".zshrc"))}`,
-      `__agent_tty_precmd() { local ec=$?; print -rn -- $'\\e]${this.markPrefix}D;'"$ec;$PWD"$'\\a' >&2; __agent_tty_prompt; }`,
-      `__agent_tty_prompt() { [[ $PROMPT == *${shellQuote(`${this.markPrefix}B`)}* ]] || PROMPT="$PROMPT"$'%{\\e]${this.markPrefix}B\\a%}'; }`,
+      // From here on ZDOTDIR is the user's: zsh reads their .zlogin from it, and so do their scripts.
+      restoreUser,
+      "unset __agent_tty_zdotdir_set __agent_tty_zdotdir",
+      loadUser(".zshrc"),
+      // Cells are written like scripts: a # starts a comment, as in bash.
+      "setopt INTERACTIVE_COMMENTS",
+      "for __agent_tty_map in emacs viins vicmd; do bindkey -M $__agent_tty_map $'\\e[6973~' kill-buffer; done; unset __agent_tty_map",
+      `__agent_tty_precmd() {`,
+      `  local ec=$?`,
+      `  print -rn -- $'\\e]${this.markPrefix}D;'"$ec;$PWD"$'\\a' >&2`,
+      // Last of all precmd functions, so a theme that rewrites the prompt in its own precmd keeps the marks.
+      `  precmd_functions=(\${precmd_functions:#__agent_tty_prompt} __agent_tty_prompt)`,
+      `}`,
+      `__agent_tty_prompt() {`,
+      `  [[ $PROMPT == *${has("B")}* ]] || PROMPT="$PROMPT"$'${mark("B")}'`,
+      `  [[ $PROMPT2 == *${has("P")}* ]] || PROMPT2=$'${mark("P")}'"$PROMPT2"`,
+      `}`,
       `__agent_tty_preexec() { print -rn -- $'\\e]${this.markPrefix}C\\a'; }`,
       "autoload -Uz add-zsh-hook",
-      "add-zsh-hook precmd __agent_tty_precmd",
       "add-zsh-hook preexec __agent_tty_preexec",
-      "precmd_functions=(__agent_tty_precmd ${precmd_functions:#__agent_tty_precmd})",
+      // First of all precmd functions: the status is the cell's, before any other hook runs.
+      "precmd_functions=(__agent_tty_precmd ${precmd_functions:#__agent_tty_precmd} __agent_tty_prompt)",
       "unsetopt PROMPT_SP 2>/dev/null",
       "",
-    ].join("\n");
-    writeFileSync(join(dir, ".zshrc"), script, { mode: 0o600 });
-    return { ...plan, env: { ...plan.env, ZDOTDIR: dir } };
+    ];
+    writeFileSync(join(dir, ".zshenv"), zshenv.join("\n"), { mode: 0o600 });
+    writeFileSync(join(dir, ".zprofile"), zprofile.join("\n"), { mode: 0o600 });
+    writeFileSync(join(dir, ".zshrc"), zshrc.join("\n"), { mode: 0o600 });
+    return { ...plan, args, env: { ...plan.env, ZDOTDIR: dir } };
   }
 
   #setupFish(plan: SpawnPlan): SpawnPlan {
+    this.#clear = FISH_CLEAR;
     const prefix = this.markPrefix;
     const init = [
       `function __agent_tty_preexec --on-event fish_preexec; printf '\\e]${prefix}C\\a'; end`,
       // Marked right after the command, before fish redraws a line that lacks its newline.
       `function __agent_tty_postexec --on-event fish_postexec; printf '\\e]${prefix}D;%s;%s\\a' $status $PWD; set -g __agent_tty_marked 1; end`,
-      `functions -c fish_prompt __agent_tty_user_prompt 2>/dev/null; or function __agent_tty_user_prompt; printf '> '; end`,
-      `function fish_prompt; set -l ec $status; set -q __agent_tty_marked; or printf '\\e]${prefix}D;%s;%s\\a' $ec $PWD; set -e __agent_tty_marked; __agent_tty_user_prompt; printf '\\e]${prefix}B\\a'; end`,
+      `function __agent_tty_return; return $argv[1]; end`,
+      // The user's prompt, wrapped: the status mark (when the command did not give it) and the ready mark.
+      "function __agent_tty_wrap_prompt",
+      "  functions -e __agent_tty_user_prompt",
+      "  functions -c fish_prompt __agent_tty_user_prompt 2>/dev/null; or function __agent_tty_user_prompt; printf '> '; end",
+      "  function fish_prompt --description agent-tty",
+      "    set -l ec $status",
+      `    set -q __agent_tty_marked; or printf '\\e]${prefix}D;%s;%s\\a' $ec $PWD`,
+      "    set -e __agent_tty_marked",
+      "    __agent_tty_return $ec; __agent_tty_user_prompt",
+      `    printf '\\e]${prefix}B\\a'`,
+      "  end",
+      "end",
+      "__agent_tty_wrap_prompt",
+      // A cell that defines its own fish_prompt gets it wrapped before it is drawn.
+      "function __agent_tty_guard --on-event fish_prompt",
+      "  set -l details (functions --details --verbose fish_prompt)",
+      "  test \"$details[5]\" = agent-tty; or __agent_tty_wrap_prompt",
+      "end",
+      // Ctrl-C on a command line (an incomplete cell, an interrupt before it ran) redraws the prompt
+      // without running fish_prompt again: the status mark comes from the cancel event instead.
+      `function __agent_tty_cancel --on-event fish_cancel; printf '\\e]${prefix}D;130;%s\\a' $PWD; set -g __agent_tty_marked 1; end`,
       `function fish_right_prompt; end`,
       `set -g fish_greeting ''`,
     ].join("\n");
@@ -201,17 +278,18 @@ class ShellIntegrationDetector implements FrameDetector {
       // No line editor and no paste mode: the cell is read whole as a quoted heredoc, then run as one
       // unit. Ctrl-U first drops whatever was typed ahead since the prompt.
       const end = `AGENT_TTY_${randomBytes(6).toString("hex")}`;
-      return `\x15__agent_tty_start; eval "$(cat <<'${end}'\r${code.replace(/\n/g, "\r")}\r${end}\r)"\r`;
+      return `${TTY_KILL}__agent_tty_start; eval "$(cat <<'${end}'\r${code.replace(/\n/g, "\r")}\r${end}\r)"; __agent_tty_end\r`;
     }
-    // Ctrl-A Ctrl-K first: whatever reached the line editor since the prompt (a terminal's answer
-    // to a query nobody read, a stray key) is cleared instead of being run with the cell. (Ctrl-U
-    // would ring the bell on an empty line: one more write per cell.) A short one-line cell is
-    // typed; anything else is pasted, so it runs as one unit and no tab completes.
-    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) return `${CLEAR_LINE}${code}\r`;
-    return `${CLEAR_LINE}\x1b[200~${code}\x1b[201~\r`;
+    if (this.#shell === "fish") this.#watchIncomplete();
+    // The line is cleared first: whatever reached the line editor since the prompt (a terminal's
+    // answer to a query nobody read, a stray key) is dropped instead of being run with the cell. A
+    // short one-line cell is typed; anything else is pasted, so it runs as one unit and no tab completes.
+    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) return `${this.#clear}${code}\r`;
+    return `${this.#clear}\x1b[200~${code}\x1b[201~\r`;
   }
 
   feed(event: Parameters<FrameDetector["feed"]>[0]): FeedResult {
+    if (this.#incompleteWatch !== undefined) this.#lastFedAt = performance.now();
     if ("mark" in event) return this.#onMark(event.mark.slice(this.markPrefix.length));
     if ("line" in event && !event.partial) this.#typing = false;
     if ("line" in event && !event.partial && !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(event.line))) {
@@ -233,6 +311,8 @@ class ShellIntegrationDetector implements FrameDetector {
       case "D": {
         // The line editor redrawing its prompt (a resize) while the cell is typed: not the cell's end.
         if (this.#typing) return undefined;
+        // Only the first status mark before the prompt counts (fish may add one from its prompt).
+        if (this.#pendingEnd !== undefined) return undefined;
         const [status = "", ...cwdParts] = mark.slice(2).split(";");
         const exitCode = Number.parseInt(status, 10);
         this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: cwdParts.join(";") };
@@ -247,12 +327,9 @@ class ShellIntegrationDetector implements FrameDetector {
       }
       case "P":
         // A continuation prompt: the cell is incomplete (open quote, block or heredoc). Cancel it
-        // rather than wait for input that will never come; the shell reports status 130.
+        // rather than wait for input that will never come; bash and zsh report status 130.
         if (this.#outputStarted || this.#incomplete) return undefined;
-        this.#typing = false;
-        this.#awaitingStart = false;
-        this.#incomplete = true;
-        this.#io?.write("\x03");
+        this.#cancelIncomplete();
         return { output: "start" };
       case "B": {
         this.#removeTempDir(); // read by now: the shell has drawn its first prompt
@@ -271,6 +348,34 @@ class ShellIntegrationDetector implements FrameDetector {
     }
   }
 
+  #cancelIncomplete(): void {
+    this.#stopWatching();
+    this.#typing = false;
+    this.#awaitingStart = false;
+    this.#incomplete = true;
+    this.#io?.write("\x03");
+  }
+
+  /**
+   * fish has no continuation prompt: given an incomplete cell it just waits for the rest. A cell
+   * no command of which started while fish sits reading the terminal, quiet, is incomplete.
+   */
+  #watchIncomplete(): void {
+    this.#stopWatching();
+    this.#lastFedAt = performance.now();
+    this.#incompleteWatch = setInterval(() => {
+      if (!this.#awaitingStart || this.#incomplete) this.#stopWatching();
+      else if (performance.now() - this.#lastFedAt >= INCOMPLETE_QUIET_MS && this.#io?.waitingForInput() === true) this.#cancelIncomplete();
+    }, INCOMPLETE_CHECK_MS);
+    this.#incompleteWatch.unref();
+  }
+
+  #stopWatching(): void {
+    if (this.#incompleteWatch === undefined) return;
+    clearInterval(this.#incompleteWatch);
+    this.#incompleteWatch = undefined;
+  }
+
   // Before the first command starts, what the shell shows is the echoed cell
   // (or, with no command at all, an error about it).
   #looksLikeEcho(line: string): boolean {
@@ -285,6 +390,7 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   dispose(): void {
+    this.#stopWatching();
     this.#confirmer.cancel();
     this.#removeTempDir();
   }
