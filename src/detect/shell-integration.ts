@@ -20,11 +20,11 @@ const TYPED_CELL_MAX_CHARS = 512;
 const INCOMPLETE_QUIET_MS = 200;
 const INCOMPLETE_CHECK_MS = 50;
 /**
- * A key of our own that clears the line editor's whole line, bound in every keymap (emacs and vi)
- * of bash and zsh by the init file. Ctrl-U would ring the bell on an empty line (one more write
- * per cell) and means something else in vi mode.
+ * Ctrl-X Ctrl-K, bound to clear the line editor's whole line in every keymap (emacs and vi) of
+ * bash and zsh by the init file. Ctrl-U would ring the bell on an empty line (one more write per
+ * cell) and means something else in vi mode; an escape sequence costs readline a timed wait.
  */
-const CLEAR_KEY = "\x1b[6973~";
+const CLEAR_KEY = "\x18\x0b";
 /** fish: Ctrl-A Ctrl-K, beginning of line and kill to its end. */
 const FISH_CLEAR = "\x01\x0b";
 /** No line editor (sh, bash --noediting): the terminal's own kill character. */
@@ -124,7 +124,7 @@ class ShellIntegrationDetector implements FrameDetector {
         : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
       // The marks expand $PWD and the status inside the prompt.
       "shopt -s promptvars",
-      `for __agent_tty_map in emacs vi-insert vi-command; do bind -m $__agent_tty_map '"\\e[6973~": kill-whole-line' 2>/dev/null; done; unset __agent_tty_map`,
+      `for __agent_tty_map in emacs vi-insert vi-command; do bind -m $__agent_tty_map '"\\C-x\\C-k": kill-whole-line' 2>/dev/null; done; unset __agent_tty_map`,
       // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
       `__agent_tty_marks() {`,
       `  case "$PS1" in *${marked("D;")}*${marked("B")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1"${shellQuote(readyMark)} ;; esac`,
@@ -197,7 +197,7 @@ class ShellIntegrationDetector implements FrameDetector {
       loadUser(".zshrc"),
       // Cells are written like scripts: a # starts a comment, as in bash.
       "setopt INTERACTIVE_COMMENTS",
-      "for __agent_tty_map in emacs viins vicmd; do bindkey -M $__agent_tty_map $'\\e[6973~' kill-buffer; done; unset __agent_tty_map",
+      "for __agent_tty_map in emacs viins vicmd; do bindkey -M $__agent_tty_map '^X^K' kill-buffer; done; unset __agent_tty_map",
       `__agent_tty_precmd() {`,
       `  local ec=$?`,
       `  print -rn -- $'\\e]${this.markPrefix}D;'"$ec;$PWD"$'\\a' >&2`,

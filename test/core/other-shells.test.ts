@@ -111,6 +111,23 @@ for (const shell of shells) {
   });
 }
 
+describe("line editors in vi mode", () => {
+  it("bash with `set -o vi`: stray text is cleared and cells run", async () => {
+    const sh = await spawnSession({ command: "bash", args: ["--norc", "--noprofile"], timeoutMs: 5_000 });
+    await sh.run("set -o vi");
+    await sh.type("stray");
+    expect(await sh.run("echo clean")).toMatchObject({ status: "done", output: "clean", exitCode: 0 });
+    expect((await sh.run("for i in 1 2\ndo echo n$i\ndone")).output).toBe("n1\nn2");
+  });
+
+  it.skipIf(!installed("zsh"))("zsh started with EDITOR=vi (vi keymap): stray text is cleared and cells run", async () => {
+    const sh = await spawnSession({ command: "zsh", cwd: "/tmp", env: { HOME: emptyHome(), EDITOR: "vi" }, timeoutMs: 5_000 });
+    expect((await sh.run("bindkey -lL main")).output).toBe("bindkey -A viins main");
+    await sh.type("stray");
+    expect(await sh.run("echo clean")).toMatchObject({ status: "done", output: "clean", exitCode: 0 });
+  });
+});
+
 describe.skipIf(!installed("zsh"))("zsh start-up files", () => {
   function homeWithZshFiles(): string {
     const home = emptyHome();
