@@ -353,7 +353,12 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#typing = false;
     this.#awaitingStart = false;
     this.#incomplete = true;
-    this.#io?.write("\x03");
+    // Ctrl-C once the shell reads its line editor again: sent while it still sets up the terminal
+    // after drawing the continuation prompt, it can be lost (zsh).
+    this.#confirmer.confirm(() => {
+      this.#io?.write("\x03");
+      return undefined;
+    });
   }
 
   /**

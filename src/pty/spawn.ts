@@ -2,6 +2,7 @@ import { closeSync, constants, openSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import * as nodePty from "node-pty";
 import type { SpawnPlan } from "../detect/types.js";
+import { PtyWriter } from "./writer.js";
 
 /** How the PTY's program ended. */
 export interface PtyExit {
@@ -47,6 +48,9 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
     encoding: null,
   } as nodePty.IPtyForkOptions);
   const decoder = new StringDecoder("utf8");
+  // node-pty writes through the thread pool; where its descriptor is known (Unix) we write ourselves.
+  const fd = (pty as nodePty.IPty & { fd?: unknown }).fd;
+  const writer = typeof fd === "number" ? new PtyWriter(fd) : undefined;
   let destroyed = false;
   let exited = false;
   // Our own handle on the terminal's slave side: when the program exits, Linux would otherwise hang
@@ -65,6 +69,7 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
   });
   pty.onExit(({ exitCode, signal }) => {
     exited = true;
+    writer?.close();
     releaseSlave();
     const rest = decoder.end();
     if (rest !== "") handlers.onData(rest);
@@ -75,7 +80,9 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
     pid: pty.pid,
     ptsName: (pty as nodePty.IPty & { ptsName?: string }).ptsName,
     write(data) {
-      if (!destroyed && !exited) pty.write(data);
+      if (destroyed || exited) return;
+      if (writer === undefined) pty.write(data);
+      else writer.write(data);
     },
     resize(cols, rows) {
       if (!destroyed && !exited) pty.resize(cols, rows);
@@ -93,6 +100,7 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
       releaseSlave();
       if (destroyed) return;
       destroyed = true;
+      writer?.close();
       try {
         // UnixTerminal.destroy() (missing from the typings) closes our side of the PTY.
         const closable = pty as nodePty.IPty & { destroy?: () => void };

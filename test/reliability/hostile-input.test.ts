@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { AgentTtyError } from "../../src/index.js";
+import { AgentTtyError, detectors } from "../../src/index.js";
 import { spawnBash, spawnSession } from "../helpers/sessions.js";
 
 function sha256(text: string): string {
@@ -43,6 +43,22 @@ describe("hostile input", () => {
     const next = await sh.run("echo next-cell");
     expect(next.output).toBe("next-cell");
   }, 150_000);
+
+  it("input written while the program is not reading waits, then arrives whole and in order", async () => {
+    // Raw mode, so the terminal holds no line discipline limit; the program reads only after a pause,
+    // so most of the input meets a full terminal buffer and is written later, in pieces.
+    const size = 256 * 1024;
+    const sh = await spawnSession({
+      command: "sh",
+      args: ["-c", `stty raw -echo; sleep 0.5; head -c ${size} | sha256sum; sleep 5`],
+      detector: detectors.idle({ ms: 300 }),
+      timeoutMs: 30_000,
+    });
+    const chunks = Array.from({ length: 64 }, (_, index) => `${String(index).padStart(4, "0")}${"x".repeat(4092)}`);
+    for (const chunk of chunks) sh.write(chunk);
+    const seen = await sh.expect(/[0-9a-f]{64}/, { timeoutMs: 20_000 });
+    expect(seen.match).toBe(sha256(chunks.join("")));
+  }, 40_000);
 
   it("a 1 MB single-line echo reaches the program byte for byte", async () => {
     const sh = await spawnBash({ timeoutMs: 120_000 });

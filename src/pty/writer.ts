@@ -1,0 +1,79 @@
+import { writeSync } from "node:fs";
+
+/** Retries after the terminal's input buffer was full: every turn of the event loop at first, then slower. */
+const FAST_RETRIES = 8;
+const MAX_RETRY_MS = 50;
+
+/**
+ * Writes to the PTY's master side in order, without a round trip through
+ * the thread pool: a small write (a cell, a key) goes to the terminal at
+ * once with one `write(2)`, where node-pty would queue it for a worker
+ * thread. The descriptor is non-blocking; what does not fit while the
+ * program is not reading waits here and is retried, with backoff, so a
+ * program that never reads does not spin the CPU.
+ */
+export class PtyWriter {
+  readonly #fd: number;
+  readonly #queue: Buffer[] = [];
+  #retry: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  #fullRetries = 0;
+  #closed = false;
+
+  constructor(fd: number) {
+    this.#fd = fd;
+  }
+
+  write(data: string): void {
+    if (this.#closed || data === "") return;
+    this.#queue.push(Buffer.from(data, "utf8"));
+    if (this.#queue.length === 1 && this.#retry === undefined) this.#drain();
+  }
+
+  /** Drops what is still queued (the terminal is going away). */
+  close(): void {
+    this.#closed = true;
+    this.#queue.length = 0;
+    this.#cancelRetry();
+  }
+
+  #drain(): void {
+    while (this.#queue.length > 0) {
+      const head = this.#queue[0] as Buffer;
+      let written: number;
+      try {
+        written = writeSync(this.#fd, head);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EAGAIN") {
+          this.#scheduleRetry();
+        } else {
+          this.close(); // EIO and the like: the terminal is gone
+        }
+        return;
+      }
+      this.#fullRetries = 0;
+      if (written < head.length) {
+        this.#queue[0] = head.subarray(written);
+        this.#scheduleRetry();
+        return;
+      }
+      this.#queue.shift();
+    }
+  }
+
+  #scheduleRetry(): void {
+    const retry = () => {
+      this.#retry = undefined;
+      this.#drain();
+    };
+    this.#fullRetries++;
+    this.#retry =
+      this.#fullRetries <= FAST_RETRIES ? setImmediate(retry) : setTimeout(retry, Math.min(2 ** (this.#fullRetries - FAST_RETRIES), MAX_RETRY_MS));
+  }
+
+  #cancelRetry(): void {
+    if (this.#retry === undefined) return;
+    clearTimeout(this.#retry as NodeJS.Timeout);
+    clearImmediate(this.#retry as NodeJS.Immediate);
+    this.#retry = undefined;
+  }
+}
