@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { EventEmitter } from "eventemitter3";
 import pTimeout from "p-timeout";
 import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type FinalCellStatus } from "./cell.js";
@@ -8,6 +7,7 @@ import { AgentTtyError, CellTimeoutError, SessionBusyError, SessionClosedError, 
 import type { SessionEvent, SessionEvents } from "./events.js";
 import { Expectation, type ExpectMatch } from "./expect.js";
 import { FrameCollector } from "./frame.js";
+import { cellId } from "./internal/cell-id.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
 import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
@@ -506,8 +506,7 @@ export class Session extends EventEmitter<SessionEvents> {
     if (holder !== undefined && !normalized.queue) {
       throw new SessionBusyError(this.#options.name, (this.#lock ?? holder).id, this.#state === "timed_out");
     }
-    // 12 hex digits, like the original agent-tty's cell ids.
-    const id = randomUUID().replace(/-/g, "").slice(0, 12);
+    const id = cellId();
     let control!: CellControl;
     const queued = holder !== undefined;
     const run: CellRun = {
@@ -668,30 +667,34 @@ export class Session extends EventEmitter<SessionEvents> {
       return run.result;
     }
     const finished = frame?.finish(details.dropLines);
-    const base = {
+    let output = finished?.output ?? "";
+    if (status === "awaiting_input") {
+      // The question is usually an unfinished line: show it.
+      const partial = frame?.collecting === true ? this.#assembler.partialLine : "";
+      output = output === "" || partial === "" ? output + partial : `${output}\n${partial}`;
+    }
+    // One object literal, built once: this runs for every cell.
+    const result = {
       cellId: run.id,
       code: run.code,
-      output: finished?.output ?? "",
+      status,
+      output,
       raw: finished?.raw ?? "",
+      exitCode: status === "done" || status === "exited" ? details.exitCode : null,
       durationMs: Math.round((performance.now() - run.startTime) * 1000) / 1000,
       truncated: finished?.truncated ?? false,
       omittedBytes: finished?.omittedBytes ?? 0,
       rawOmittedBytes: finished?.rawOmittedBytes ?? 0,
       decidedBy: details.decidedBy,
       startedAt: run.startedAt,
-      ...(details.cwd === undefined ? {} : { cwd: details.cwd }),
-    };
+    } as CellResult;
+    if (details.cwd !== undefined) (result as { cwd?: string }).cwd = details.cwd;
     if (status === "awaiting_input") {
-      // The question is usually an unfinished line: show it.
-      const partial = frame?.collecting === true ? this.#assembler.partialLine : "";
-      const output = base.output === "" || partial === "" ? base.output + partial : `${base.output}\n${partial}`;
-      const result: CellResult = { ...base, output, status, exitCode: null };
       run.inputResult = result;
       this.#setStatus(run, status);
       for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
       return result;
     }
-    const result = (status === "done" || status === "exited" ? { ...base, status, exitCode: details.exitCode } : { ...base, status, exitCode: null }) as CellResult;
     run.result = result;
     if (run.timer !== undefined) clearTimeout(run.timer);
     run.timer = undefined;

@@ -263,10 +263,12 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   encode(code: string): string {
-    this.#codeLines = code
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "");
+    this.#codeLines = code.includes("\n")
+      ? code
+          .split("\n")
+          .map((line) => line.trim())
+          .filter((line) => line !== "")
+      : [code.trim()].filter((line) => line !== "");
     this.#outputStarted = false;
     this.#incomplete = false;
     this.#typing = true;
