@@ -48,8 +48,11 @@ export function integratedShell(command: string): (typeof INTEGRATED_SHELLS)[num
  * marks carrying a per-session secret: output starts (before each command),
  * exit status and working directory (when the prompt is drawn), prompt
  * drawn (ready). Output or an echoed command cannot fake a frame end: they
- * do not know the secret. Cells are sent as one bracketed paste, so
- * multi-line cells (loops, heredocs, functions) run as one unit.
+ * do not know the secret. A short one-line cell is typed; others are sent
+ * as one bracketed paste, so multi-line cells (loops, heredocs, functions)
+ * run as one unit. An incomplete cell (continuation prompt; for fish, a
+ * shell that waits with nothing started) is cancelled with Ctrl-C and
+ * reported. See the README for everything the init file changes.
  */
 export function shellIntegration(): FrameDetector {
   return new ShellIntegrationDetector();
