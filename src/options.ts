@@ -66,6 +66,17 @@ export interface SessionOptions {
    * @default 2000
    */
   readonly closeGraceMs?: number;
+  /**
+   * Fork-bomb guard: while a cell runs, the processes of the terminal's
+   * session are counted (Linux `/proc`, every half second); past this many
+   * the whole session is stopped and killed, and the cell settles `"exited"`
+   * with a note saying why. `Infinity` turns the guard off. A process that
+   * leaves the session on purpose (`setsid`, a daemon) is not counted, and
+   * not killed by `close()` either; an OS limit (`ulimit -u`, a cgroup's
+   * `pids.max`) is the stronger guard where you can set one.
+   * @default 2048
+   */
+  readonly maxProcesses?: number;
 }
 
 /** {@link SessionOptions} with every default applied. */
@@ -86,6 +97,7 @@ export interface NormalizedSessionOptions {
   readonly maxOutputBytes: number;
   readonly hardenEnv: boolean;
   readonly closeGraceMs: number;
+  readonly maxProcesses: number;
 }
 
 /** The defaults of {@link SessionOptions}, in one place. */
@@ -100,11 +112,13 @@ export const SESSION_DEFAULTS = Object.freeze({
   maxOutputBytes: 1 << 20,
   hardenEnv: true,
   closeGraceMs: 2_000,
+  maxProcesses: 2048,
 });
 
 const KNOWN_OPTIONS: readonly string[] = [
   "command", "args", "cwd", "env", "extendEnv", "cols", "rows", "name", "label", "description",
   "detector", "timeoutMs", "readyTimeoutMs", "maxOutputBytes", "hardenEnv", "closeGraceMs",
+  "maxProcesses",
 ];
 
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
@@ -177,6 +191,10 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
     maxOutputBytes: optionalPositive(given["maxOutputBytes"], "maxOutputBytes", { integer: true }) ?? SESSION_DEFAULTS.maxOutputBytes,
     hardenEnv,
     closeGraceMs: optionalPositive(given["closeGraceMs"], "closeGraceMs", { allowZero: true }) ?? SESSION_DEFAULTS.closeGraceMs,
+    maxProcesses:
+      given["maxProcesses"] === Infinity
+        ? Infinity
+        : (optionalPositive(given["maxProcesses"], "maxProcesses", { integer: true }) ?? SESSION_DEFAULTS.maxProcesses),
   };
 }
 

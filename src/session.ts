@@ -13,8 +13,8 @@ import { defer, type Deferred } from "./internal/deferred.js";
 import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
 import { MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive } from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
-import { killSession } from "./pty/kill.js";
-import { isLinuxProcAvailable, readForeground } from "./pty/proc-state.js";
+import { freezeSession, killSession } from "./pty/kill.js";
+import { isLinuxProcAvailable, listSessionProcesses, readForeground } from "./pty/proc-state.js";
 import { terminalIsRaw } from "./pty/termios.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
 import { EchoFilter } from "./terminal/echo-filter.js";
@@ -98,6 +98,8 @@ const TERMINAL_QUERY = /\x1b\[[>=?]?[\d;]*[cn]|\x1b\][\d;]*\?/;
 const SCREEN_BATCH_CHARS = 1 << 20;
 /** How often a running cell checks whether the program waits for input. */
 const INPUT_CHECK_MS = 50;
+/** Processes of the terminal's session are counted every this many input checks (half a second). */
+const PROCESS_CHECK_EVERY = 10;
 /** Quiet time before a program blocked reading the terminal counts as awaiting input. */
 const INPUT_QUIET_MS = 150;
 /** Where /proc cannot tell, quiet time alone decides (a guess, so a longer one). */
@@ -145,6 +147,9 @@ export class Session extends EventEmitter<SessionEvents> {
   #lastRun: CellRun | undefined;
   #exit: Deferred<void> = defer();
   #closing: Promise<void> | undefined;
+  /** Why the session was ended from inside (the fork-bomb guard), added to the output of the cell it cut. */
+  #exitNote: string | undefined;
+  #inputTicks = 0;
   readonly #rawStreams = new Set<BoundedQueue<string>>();
   readonly #cleanStreams = new Set<BoundedQueue<string>>();
   readonly #eventStreams = new Set<BoundedQueue<SessionEvent>>();
@@ -460,6 +465,7 @@ export class Session extends EventEmitter<SessionEvents> {
     if (run !== undefined) {
       const frame = run.frame;
       run.frame = undefined;
+      if (this.#exitNote !== undefined) frame?.add(`${this.#exitNote}\n`);
       this.#settle(run, "exited", frame, { exitCode: this.#exitCode, decidedBy: "exit" });
       this.#lock = undefined;
     }
@@ -582,7 +588,10 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#publishClean(`${this.#atLineStart ? "" : "\n"}${run.code}\n`);
     this.#lastInputAt = performance.now();
     this.#pty?.write(bytes);
-    this.#inputTimer ??= setInterval(() => this.#checkInput(), INPUT_CHECK_MS);
+    this.#inputTimer ??= setInterval(() => {
+      if (++this.#inputTicks % PROCESS_CHECK_EVERY === 0) this.#checkProcesses();
+      this.#checkInput();
+    }, INPUT_CHECK_MS);
   }
 
   #armTimeout(run: CellRun, timeoutMs: number): void {
@@ -740,6 +749,19 @@ export class Session extends EventEmitter<SessionEvents> {
   #stopInputChecks(): void {
     if (this.#inputTimer !== undefined) clearInterval(this.#inputTimer);
     this.#inputTimer = undefined;
+  }
+
+  /** The fork-bomb guard (see `maxProcesses`): too many processes end the whole session. */
+  #checkProcesses(): void {
+    const pid = this.#pty?.pid;
+    const max = this.#options.maxProcesses;
+    if (pid === undefined || max === Infinity || this.#closing !== undefined || this.#exited) return;
+    const count = listSessionProcesses(pid).length;
+    if (count <= max) return;
+    freezeSession(pid);
+    this.#exitNote = `agent-tty: the session ran ${count} processes, more than maxProcesses (${max}), and was killed; raise maxProcesses if that was intended`;
+    this.#emitEvent({ type: "error", message: this.#exitNote });
+    void this.close();
   }
 
   /**

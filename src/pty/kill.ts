@@ -36,6 +36,23 @@ function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 }
 
 /**
+ * Stops (SIGSTOP) every process of the terminal's session `sid`, so that
+ * none forks while the session is taken down; processes that appear
+ * meanwhile are caught on a further pass.
+ */
+export function freezeSession(sid: number): void {
+  const stopped = new Set<number>();
+  for (let pass = 0; pass < 5; pass++) {
+    const fresh = listSessionProcesses(sid).filter((pid) => !stopped.has(pid));
+    if (fresh.length === 0) return;
+    for (const pid of fresh) {
+      signal(pid, "SIGSTOP");
+      stopped.add(pid);
+    }
+  }
+}
+
+/**
  * Ends everything running in the PTY: SIGHUP to the program's process group
  * (bash passes it on to its jobs), then, after `graceMs`, SIGKILL to every
  * process of the terminal's session, background jobs and grandchildren included.

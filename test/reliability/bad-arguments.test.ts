@@ -83,6 +83,8 @@ describe("bad arguments: Session.spawn", () => {
     ["a fractional output cap", { maxOutputBytes: 1.5 }, "maxOutputBytes"],
     ["hardenEnv as a string", { hardenEnv: "yes" }, "hardenEnv"],
     ["a negative close grace", { closeGraceMs: -1 }, "closeGraceMs"],
+    ["a fractional process limit", { maxProcesses: 2.5 }, "maxProcesses"],
+    ["a zero process limit", { maxProcesses: 0 }, "maxProcesses"],
   ];
   it.each(cases)("rejects %s with ERR_INVALID_ARGUMENT naming the option, and starts nothing", async (_what, options, mention) => {
     await expectNoNewChild(async () => {

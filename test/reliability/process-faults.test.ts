@@ -127,13 +127,35 @@ describe("process faults", () => {
     expect(sessionMembers(pid)).toEqual([]);
   });
 
-  // A fork bomb is not something agent-tty guards against: limiting a
-  // session's processes is the job of the OS (`ulimit -u`, which root
-  // ignores, or a cgroup's pids.max), and this suite runs as root where
-  // RLIMIT_NPROC does not apply. A process that calls setsid() on purpose
-  // (a daemon) leaves the terminal's session and is out of close()'s reach
-  // as well. What close() does promise is tested here: a swarm of processes
-  // still inside the terminal's session is all gone afterwards.
+  // The fork-bomb guard (maxProcesses) counts the processes of the terminal's
+  // session while a cell runs. Its documented limits: a process that calls
+  // setsid() on purpose (a daemon) leaves the session and is neither counted
+  // nor reached by close(); an OS limit (`ulimit -u`, which root ignores, or
+  // a cgroup's pids.max) is the stronger guard where one can be set. The
+  // bombs here are bounded so that a broken guard cannot take CI down.
+  it("a fork bomb (bounded, exponential) is stopped by the maxProcesses guard: session killed, cell 'exited' with a note", async () => {
+    const sh = await spawnBash({ maxProcesses: 60, closeGraceMs: 300 });
+    const pid = sh.pid as number;
+    const events: string[] = [];
+    sh.on("event", (event) => {
+      if (event.type === "error") events.push(event.message ?? "");
+    });
+    const r = await sh.run("bomb() { if [ $1 -gt 0 ]; then bomb $(($1 - 1)) & bomb $(($1 - 1)) & fi; sleep 30; }; bomb 7", { timeoutMs: 20_000 });
+    expect(r.status).toBe("exited");
+    expect(r.output).toContain("more than maxProcesses (60)");
+    expect(events.join("\n")).toContain("more than maxProcesses (60)");
+    await waitFor(() => (sh.state === "closed" ? true : undefined), { message: "the session closed" });
+    await waitFor(() => (sessionMembers(pid).length === 0 ? true : undefined), { timeoutMs: 10_000, message: "no process of the bomb left" });
+  });
+
+  it("maxProcesses: Infinity turns the guard off; a swarm under the limit is left alone", async () => {
+    const sh = await spawnBash({ maxProcesses: 500 });
+    const r = await sh.run("(for i in $(seq 1 100); do sleep 30 & done); sleep 1.2; echo still-here");
+    expect(r).toMatchObject({ status: "done", output: "still-here" });
+    const off = await spawnBash({ maxProcesses: Infinity });
+    expect((await off.run("(for i in $(seq 1 100); do sleep 30 & done); sleep 1.2; echo on")).output).toBe("on");
+  });
+
   it("close() ends a swarm of 200 background processes started in one cell", async () => {
     const sh = await spawnBash({ closeGraceMs: 300 });
     const pid = sh.pid as number;
