@@ -82,7 +82,17 @@ for (const shell of shells) {
       expect((await sh.run("echo ok")).output).toBe("ok");
     });
 
-    it.skipIf(shell.incomplete.length === 0)("an incomplete cell is cancelled with a note, and the shell stays usable", async () => {
+    // dash has no line editor: an incomplete cell is a syntax error of the eval it is wrapped in.
+    if (shell.command === "dash")
+      it("an incomplete cell ends as a syntax error, and the shell stays usable", async () => {
+        const sh = await spawn();
+        const r = await sh.run("echo 'unclosed");
+        expect(r).toMatchObject({ status: "done", exitCode: 2 });
+        expect(r.output).toContain("Syntax error");
+        expect((await sh.run("echo next")).output).toBe("next");
+      });
+    if (shell.incomplete.length > 0)
+      it("an incomplete cell is cancelled with a note, and the shell stays usable", async () => {
       const sh = await spawn();
       for (const code of shell.incomplete) {
         const r = await sh.run(code);
