@@ -2,6 +2,8 @@ import type { DetectorIo, FrameEnd } from "./types.js";
 
 /** Longest pause between two checks of a look-alike prompt. */
 const MAX_RECHECK_MS = 100;
+/** Checks made on the next turns of the event loop before waiting on timers: a program that just printed its prompt reads a moment later. */
+const QUICK_RECHECKS = 4;
 
 /**
  * Confirms that text which looks like a prompt is one: the program in the
@@ -30,7 +32,7 @@ export class PromptConfirmer {
    * waiting with nothing new to read, and hands a frame end it returns to
    * `io.endFrame`.
    */
-  confirm<T extends FrameEnd | undefined>(act: () => T, delayMs = 1): T | undefined {
+  confirm<T extends FrameEnd | undefined>(act: () => T, attempt = 0): T | undefined {
     this.cancel();
     const waiting = this.#io()?.waitingForInput();
     if (waiting === undefined) return act();
@@ -41,13 +43,13 @@ export class PromptConfirmer {
         this.#immediate = setImmediate(() => {
           this.#immediate = undefined;
           if (generation !== this.#generation) return;
-          if (this.#io()?.waitingForInput() === false) this.#recheck(act, delayMs);
+          if (this.#io()?.waitingForInput() === false) this.#recheck(act, attempt);
           else this.#finish(act);
         });
       });
       return undefined;
     }
-    this.#recheck(act, delayMs);
+    this.#recheck(act, attempt);
     return undefined;
   }
 
@@ -60,14 +62,17 @@ export class PromptConfirmer {
     this.#immediate = undefined;
   }
 
-  #recheck(act: () => FrameEnd | undefined, delayMs: number): void {
+  #recheck(act: () => FrameEnd | undefined, attempt: number): void {
     const generation = this.#generation;
-    this.#timer = setTimeout(() => {
+    const again = () => {
       this.#timer = undefined;
+      this.#immediate = undefined;
       if (generation !== this.#generation) return;
-      const end = this.confirm(act, Math.min(delayMs * 2, MAX_RECHECK_MS));
+      const end = this.confirm(act, attempt + 1);
       if (end !== undefined) this.#io()?.endFrame(end);
-    }, delayMs);
+    };
+    if (attempt < QUICK_RECHECKS) this.#immediate = setImmediate(again);
+    else this.#timer = setTimeout(again, Math.min(2 ** (attempt - QUICK_RECHECKS), MAX_RECHECK_MS));
   }
 
   #finish(act: () => FrameEnd | undefined): void {
