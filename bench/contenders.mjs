@@ -59,7 +59,8 @@ const floorHooks = {
       flood: (code) => sh.runBytes(encode(code)),
       text: (r) => floorClean(r.raw),
       exitCode: (r) => r.exitCode,
-      close: () => sh.close(),
+      // The detector never sees its marks here: dispose() removes its init file.
+      close: () => sh.close().then(() => d.dispose?.()),
     };
   },
 };

@@ -337,7 +337,8 @@ class ShellIntegrationDetector implements FrameDetector {
         this.#cancelIncomplete();
         return { output: "start" };
       case "B": {
-        this.#removeTempDir(); // read by now: the shell has drawn its first prompt
+        // Read by now: the shell has drawn its first prompt. Removed after the ready prompt is handled.
+        if (this.#tempDir !== undefined) setImmediate(() => this.#removeTempDir());
         // A prompt without a finished command before it is readline redrawing the line.
         const end = this.#pendingEnd;
         this.#pendingEnd = undefined;

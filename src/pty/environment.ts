@@ -59,8 +59,10 @@ export function checkCwd(cwd: string, command: string): void {
 /** An existing file this process may execute. */
 export function isExecutable(path: string): boolean {
   try {
+    // Most PATH entries miss: those are answered without the cost of a thrown error.
+    if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) return false;
     accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
+    return true;
   } catch {
     return false;
   }

@@ -33,7 +33,8 @@ describe("hostile input", () => {
     const lines = pasteLines(10_486);
     const body = `${lines.join("\n")}\n`;
     expect(Buffer.byteLength(body)).toBeGreaterThan(1_000_000);
-    const r = await sh.run(`cat <<'AGENT_TTY_EOF' | tee >(wc -c >&2) | sha256sum\n${lines.join("\n")}\nAGENT_TTY_EOF`);
+    // Into a file first: counted and hashed one after the other (a process substitution would race the prompt).
+    const r = await sh.run(`f=$(mktemp); cat > "$f" <<'AGENT_TTY_EOF'\n${lines.join("\n")}\nAGENT_TTY_EOF\nsha256sum < "$f"; wc -c < "$f"; rm -f "$f"`);
     expect(r.status).toBe("done");
     expect(r.exitCode).toBe(0);
     const printed = r.output.split("\n").map((line) => line.trim());
