@@ -106,6 +106,32 @@ function resolveSession(explicit: string | undefined, env: NodeJS.ProcessEnv): s
   return null;
 }
 
+/** `[-j] [-t N] [session] <code>` of `k run` and `k fire` (`-j` only where `json` is allowed). */
+function parseCell(
+  words: string[],
+  env: NodeJS.ProcessEnv,
+  usage: string,
+  timeoutS: number,
+  allowJson: boolean,
+): { session: string | null; code: string; timeoutMs: number; json: boolean } {
+  let rest = words;
+  let timeout = timeoutS;
+  let json = false;
+  while (rest[0]?.startsWith("-")) {
+    if (rest[0] === "-t") {
+      if (rest.length < 2) fail(usage);
+      timeout = positiveInt(rest[1], "-t", usage);
+      rest = rest.slice(2);
+    } else if (allowJson && rest[0] === "-j") {
+      json = true;
+      rest = rest.slice(1);
+    } else break;
+  }
+  if (rest.length === 0) fail(usage);
+  const session = rest.length >= 2 ? checkName(rest[0] ?? "") : resolveSession(undefined, env);
+  return { session, code: (rest.length >= 2 ? rest[1] : rest[0]) ?? "", timeoutMs: timeout * 1000, json };
+}
+
 function expandHome(path: string): string {
   if (path === "~") return homedir();
   if (path.startsWith("~/")) return resolve(homedir(), path.slice(2));
@@ -176,43 +202,13 @@ function parse(args: string[], ctx: ArgContext): Plan {
       return request({ op: "ls" });
     case "run":
     case "await": {
-      let timeout = RUN_TIMEOUT_S;
-      let json = false;
-      while (rest[0]?.startsWith("-")) {
-        if (rest[0] === "-t") {
-          if (rest.length < 2) fail(RUN_USAGE);
-          timeout = positiveInt(rest[1], "-t", RUN_USAGE);
-          rest = rest.slice(2);
-        } else if (rest[0] === "-j") {
-          json = true;
-          rest = rest.slice(1);
-        } else break;
-      }
-      let session: string | null;
-      let code: string;
-      if (rest.length >= 2) {
-        session = checkName(rest[0] ?? "");
-        code = rest[1] ?? "";
-      } else if (rest.length === 1) {
-        session = resolveSession(undefined, env);
-        code = rest[0] ?? "";
-      } else fail(RUN_USAGE);
-      return request({ op: "run", session, code, timeoutMs: timeout * 1000, json });
+      const cell = parseCell(rest, env, RUN_USAGE, RUN_TIMEOUT_S, true);
+      return request({ op: "run", session: cell.session, code: cell.code, timeoutMs: cell.timeoutMs, json: cell.json });
     }
     case "fire": {
       if (rest.length === 0) break;
-      let timeout = FIRE_TIMEOUT_S;
-      while (rest[0]?.startsWith("-")) {
-        if (rest[0] === "-t") {
-          if (rest.length < 2) fail(FIRE_USAGE);
-          timeout = positiveInt(rest[1], "-t", FIRE_USAGE);
-          rest = rest.slice(2);
-        } else break;
-      }
-      if (rest.length === 0) fail(FIRE_USAGE);
-      const session = rest.length >= 2 ? checkName(rest[0] ?? "") : resolveSession(undefined, env);
-      const code = (rest.length >= 2 ? rest[1] : rest[0]) ?? "";
-      return request({ op: "fire", session, code, timeoutMs: timeout * 1000 });
+      const cell = parseCell(rest, env, FIRE_USAGE, FIRE_TIMEOUT_S, false);
+      return request({ op: "fire", session: cell.session, code: cell.code, timeoutMs: cell.timeoutMs });
     }
     case "poll":
       return request({ op: "poll", session: resolveSession(rest[0], env), cellId: rest[1] ?? null });

@@ -95,11 +95,12 @@ class ShellIntegrationDetector implements FrameDetector {
       );
     }
     this.#shell = shell;
+    // fish takes its init commands as an argument; the others read files of ours.
+    if (shell === "fish") return this.#setupFish(plan);
     this.#tempDir = mkdtempSync(join(tmpdir(), "agent-tty-"));
     if (shell === "bash") return this.#setupBash(plan, this.#tempDir);
-    if (shell === "sh" || shell === "dash") return this.#setupPosix(plan, this.#tempDir);
     if (shell === "zsh") return this.#setupZsh(plan, this.#tempDir);
-    return this.#setupFish(plan);
+    return this.#setupPosix(plan, this.#tempDir);
   }
 
   #setupBash(plan: SpawnPlan, dir: string): SpawnPlan {
@@ -257,7 +258,6 @@ class ShellIntegrationDetector implements FrameDetector {
       `function fish_right_prompt; end`,
       `set -g fish_greeting ''`,
     ].join("\n");
-    if (this.#tempDir !== undefined) rmSync(this.#tempDir, { recursive: true, force: true });
     return { ...plan, args: ["--init-command", init, ...plan.args] };
   }
 
