@@ -10,7 +10,10 @@ export type AgentTtyErrorCode =
   | "ERR_CELL_TIMEOUT"
   | "ERR_UNKNOWN_CELL"
   | "ERR_SESSION_EXISTS"
-  | "ERR_TOO_MANY_SESSIONS";
+  | "ERR_TOO_MANY_SESSIONS"
+  | "ERR_NO_SESSION"
+  | "ERR_HUMAN_CONTROL"
+  | "ERR_NEEDS_RECOVERY";
 
 /** Options accepted by every {@link AgentTtyError} constructor. */
 export interface AgentTtyErrorOptions {

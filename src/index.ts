@@ -17,6 +17,7 @@ export type {
 } from "./cell.js";
 export { detectors } from "./detect/index.js";
 export { autoDetector } from "./detect/auto.js";
+export type { ExternalDetector, ExternalOptions } from "./detect/external.js";
 export type { HookFunction, HookOptions } from "./detect/hook.js";
 export type { IdleOptions } from "./detect/idle.js";
 export type { PromptOptions } from "./detect/prompt.js";

@@ -201,6 +201,8 @@ export class Session extends EventEmitter<SessionEvents> {
     const options = this.#options;
     checkCwd(options.cwd, options.command);
     const env = buildEnvironment(options.env, options.hardenEnv, options.extendEnv);
+    // A hook script in the program (a TUI agent's "stop" hook) learns which session it belongs to.
+    env["AGENT_TTY_SESSION"] ??= options.name;
     // Look the command up where the program would: its PATH, or ours when it has none.
     const command = resolveCommand(options.command, env["PATH"] ?? process.env["PATH"]);
     let plan: SpawnPlan = { command, args: [...options.args], cwd: options.cwd, env };
@@ -1030,6 +1032,23 @@ export class Session extends EventEmitter<SessionEvents> {
     if (typeof message !== "string") throw invalidArgument(`Expected \`message\` to be a string, got ${describeValue(message)}`);
     this.#assertOpen();
     this.#emitEvent({ type: "notify", message });
+  }
+
+  /**
+   * Tells the session's detector that the program's own hook reported the
+   * end of a turn: with `detectors.external()` `"stop"` (or `"error"`)
+   * ends the current frame, so the active cell settles `done`. Also emits a
+   * `notify` event naming the signal. Returns whether a detector took it.
+   *
+   * @throws {AgentTtyError} `ERR_INVALID_ARGUMENT` for an event other than `"stop"` / `"error"`; `ERR_SESSION_CLOSED`.
+   */
+  signal(event: "stop" | "error", payload?: unknown): boolean {
+    if (event !== "stop" && event !== "error") throw invalidArgument(`Expected \`event\` to be "stop" or "error", got ${describeValue(event)}`);
+    this.#assertOpen();
+    const taker = this.#detector as FrameDetector & { signal?: (event: "stop" | "error", payload?: unknown) => boolean };
+    const taken = typeof taker.signal === "function" ? taker.signal(event, payload) : false;
+    this.#emitEvent({ type: "notify", message: `signal ${event}` });
+    return taken;
   }
 
   /** The last `lines` lines of the clean transcript, `\n`-joined. */

@@ -16,6 +16,7 @@ import {
   type FrameDetector,
   type Session,
 } from "../index.js";
+import { SessionService, type SessionEntry } from "../service/index.js";
 import { planCommand } from "./command-line.js";
 import { cellErrorReply, errReply, jsonReply, NO_SESSION_FOUND, noSession, replyWithoutSessions, textReply } from "./messages.js";
 import {
@@ -74,13 +75,17 @@ class Slot {
   killing = false;
   closed = false;
 
+  readonly sh: Session;
+
   constructor(
     readonly name: string,
-    readonly sh: Session,
+    readonly entry: SessionEntry,
     readonly command: string,
     readonly cols: number,
     readonly rows: number,
-  ) {}
+  ) {
+    this.sh = entry.session;
+  }
 
   remember(cellId: string, json: CellJson): void {
     this.results.delete(cellId);
@@ -191,9 +196,12 @@ class Connection {
   }
 }
 
+/** Numbers the `k attach` clients holding a terminal. */
+let attachCounter = 0;
+
 /** Everything the daemon serves. */
 export class Backend {
-  readonly #manager = new SessionManager({ maxSessions: 64 });
+  readonly #service = new SessionService({ manager: new SessionManager({ maxSessions: 64 }) });
   readonly #slots = new Map<string, Slot>();
   readonly #creating = new Map<string, Promise<void>>();
   /** Why a session that was answered "OK" while starting did not start after all. */
@@ -255,7 +263,7 @@ export class Backend {
   /** Ends every session (daemon shutdown). */
   async closeAll(): Promise<void> {
     for (const slot of this.#slots.values()) slot.killing = true;
-    await this.#manager.closeAll();
+    await this.#service.closeAll();
     for (const slot of [...this.#slots.values()]) this.#drop(slot);
   }
 
@@ -440,7 +448,9 @@ export class Backend {
     }
     if (req.hook !== null) detector = detectors.hook(req.hook);
     else if (req.prompt !== null) detector = detectors.prompt(new RegExp(`^[ \\t]*${escapeRegExp(req.prompt.trim())}[ \\t]*$`, "m"));
-    const sh = await this.#manager.create(req.session, {
+    const entry = await this.#service.create({
+      name: req.session,
+      commandLine: line,
       command,
       args,
       cwd: req.cwd,
@@ -452,14 +462,15 @@ export class Backend {
       ...(req.label !== null ? { label: req.label } : {}),
       ...(req.description !== null ? { description: req.description } : {}),
     });
-    const slot = new Slot(req.session, sh, line, DEFAULT_COLS, DEFAULT_ROWS);
+    const sh = entry.session;
+    const slot = new Slot(req.session, entry, line, DEFAULT_COLS, DEFAULT_ROWS);
     this.#slots.set(req.session, slot);
     sh.on("exit", () => {
       // Let the active cell settle (it reports "exited") before the session disappears.
       setTimeout(() => {
         if (this.#slots.get(slot.name) === slot) {
           this.#drop(slot);
-          this.#manager.close(slot.name).catch(() => undefined);
+          this.#service.close(slot.name).catch(() => undefined);
         }
       }, 50);
     });
@@ -485,14 +496,14 @@ export class Backend {
 
   /** Starts a cell, or says why it cannot start (nothing is written then). */
   #start(slot: Slot, code: string, timeoutMs: number, kind: "run" | "fire"): { cellId: string; result: Promise<CellJson> } | string {
-    if (slot.attached > 0) {
+    if (slot.entry.control !== null) {
       return `human attached to '${slot.name}'; agent cells are refused until they detach (Ctrl-] in k attach)`;
     }
     const lock = slot.lock;
     if (lock !== null && !lock.completed) return `active cell '${lock.cellId}'`;
     let cell;
     try {
-      cell = slot.sh.fire(trimCode(code), { timeoutMs });
+      cell = slot.entry.fire(trimCode(code), { timeoutMs });
     } catch (error) {
       if (error instanceof SessionBusyError) return `active cell '${error.activeCellId}'`;
       if (error instanceof AgentTtyError && error.code === "ERR_SESSION_CLOSED") return this.#noSession(slot.name);
@@ -602,7 +613,7 @@ export class Backend {
     }
     let ok = true;
     try {
-      ok = (await withTimeout(slot.sh.interrupt(), INTERRUPT_WAIT_MS)) !== "timeout";
+      ok = (await withTimeout(slot.entry.interrupt(), INTERRUPT_WAIT_MS)) !== "timeout";
     } catch (error) {
       if (!(error instanceof AgentTtyError && error.code === "ERR_SESSION_CLOSED")) ok = false;
     }
@@ -632,7 +643,7 @@ export class Backend {
     if (slot !== undefined) {
       slot.killing = true;
       try {
-        await this.#manager.close(name);
+        await this.#service.close(name);
       } catch {
         await slot.sh.close().catch(() => undefined);
       }
@@ -836,6 +847,8 @@ export class Backend {
     if (slot === null) return conn.end(errReply(this.#noSession(req.session ?? "")));
     const sh = slot.sh;
     slot.attached++;
+    const holderId = `k-attach-${++attachCounter}`;
+    slot.entry.take(holderId, "k attach");
     if (req.cols > 0 && req.rows > 0) sh.resize(req.cols, req.rows);
     conn.send({ ok: true, exit: 0, stdout: `[attached to ${slot.name}; Ctrl-] detaches]\r\n` });
     conn.send({ data: `\x1b[H\x1b[2J${sh.screen().replace(/\n/g, "\r\n")}` });
@@ -850,6 +863,7 @@ export class Backend {
       sh.off("data", onData);
       slot.closeListeners.delete(onEnd);
       slot.attached--;
+      slot.entry.release(holderId);
       if (slot.attached === 0 && !slot.closed) {
         try {
           sh.resize(slot.cols, slot.rows);

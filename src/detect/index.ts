@@ -1,3 +1,4 @@
+import { external } from "./external.js";
 import { hook } from "./hook.js";
 import { idle } from "./idle.js";
 import { prompt } from "./prompt.js";
@@ -8,4 +9,4 @@ import { shellIntegration } from "./shell-integration.js";
  * Factories of the built-in {@link FrameDetector}s. Each call makes a new
  * detector for one session.
  */
-export const detectors = Object.freeze({ shellIntegration, prompt, repeatEnter, hook, idle });
+export const detectors = Object.freeze({ shellIntegration, prompt, repeatEnter, hook, idle, external });
