@@ -922,6 +922,17 @@ export class Session extends EventEmitter<SessionEvents> {
     return this.#syncScreen().text();
   }
 
+  /**
+   * Where the cursor is (0-based column `x` and row `y` of the visible rows)
+   * and whether the alternate screen is shown: with {@link Session.screen},
+   * enough to redraw the terminal elsewhere (a web page that starts watching).
+   */
+  cursor(): { readonly x: number; readonly y: number; readonly alternateScreen: boolean } {
+    this.#assertNotClosedByUser();
+    const screen = this.#syncScreen();
+    return { ...screen.cursor, alternateScreen: screen.alternateScreen };
+  }
+
   /** Changes the terminal size; the program gets SIGWINCH. */
   resize(cols: number, rows: number): void {
     requiredPositive(cols, "cols", { integer: true, max: MAX_TERMINAL_SIDE });
@@ -1049,6 +1060,17 @@ export class Session extends EventEmitter<SessionEvents> {
     const taken = typeof taker.signal === "function" ? taker.signal(event, payload) : false;
     this.#emitEvent({ type: "notify", message: `signal ${event}` });
     return taken;
+  }
+
+  /**
+   * Adds a line to the clean transcript (what `history()` returns) and the
+   * clean `output()` streams, as a person saw it: for a command a person
+   * typed on a shared terminal, whose echo the detector leaves out.
+   */
+  recordInput(line: string): void {
+    if (typeof line !== "string") throw invalidArgument(`Expected \`line\` to be a string, got ${describeValue(line)}`);
+    this.#assertOpen();
+    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line.replace(/\r?\n$/, "")}\n`);
   }
 
   /** The last `lines` lines of the clean transcript, `\n`-joined. */

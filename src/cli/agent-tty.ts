@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 /**
- * `agent-tty daemon status|stop|start|run`, `agent-tty --version`; any other
+ * `agent-tty daemon status|stop|start|run`, `agent-tty serve …` (the HTTP
+ * server, loaded only then), `agent-tty --version`; any other
  * arguments are handled like `k`'s.
  */
 import { daemonCommand, runK } from "./run-k.js";
 
 const argv = process.argv.slice(2);
+if (argv[0] === "serve") {
+  const { serveCommand } = await import("./serve.js");
+  process.exit(await serveCommand(argv.slice(1)));
+}
 process.exit(argv[0] === "daemon" ? await daemonCommand(argv[1] ?? "status") : await runK(argv));

@@ -342,7 +342,11 @@ class ShellIntegrationDetector implements FrameDetector {
         // A prompt without a finished command before it is readline redrawing the line.
         const end = this.#pendingEnd;
         this.#pendingEnd = undefined;
-        if (end === undefined || !this.#tentative) return end;
+        if (end === undefined || !this.#tentative) {
+          // Back at the prompt: a command a person types next (outside any cell) starts its own output.
+          if (end !== undefined) this.#outputStarted = false;
+          return end;
+        }
         this.#tentative = false;
         return this.#confirmer.confirm(() => {
           this.#awaitingStart = false;

@@ -2,7 +2,7 @@
  * The JSON shapes transports answer with: names and shapes as in the
  * library (camelCase), dates as ISO-8601 strings.
  */
-import type { CellResult } from "../index.js";
+import type { CellResult, SessionActivity, SessionState } from "../index.js";
 import type { CellRecord, ControlHolder, SessionEntry } from "./registry.js";
 
 /** One session as `GET /api/sessions` lists it: `manager.list()` plus activity, control and cells. */
@@ -12,8 +12,8 @@ export interface SessionView {
   readonly description: string | null;
   readonly command: string;
   readonly pid: number | null;
-  readonly state: string;
-  readonly activity: string;
+  readonly state: SessionState;
+  readonly activity: SessionActivity;
   readonly activeCell: { readonly id: string; readonly code: string; readonly startedAt: string } | null;
   readonly createdAt: string;
   /** The person holding the terminal, or null. */

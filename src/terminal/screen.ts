@@ -113,6 +113,14 @@ export class Screen {
     return this.#terminal.buffer.active.type === "alternate";
   }
 
+  /** The cursor's column and row in the visible rows, 0-based. */
+  get cursor(): { x: number; y: number } {
+    if (this.#disposed) return { x: 0, y: 0 };
+    this.#settle();
+    const buffer = this.#terminal.buffer.active;
+    return { x: buffer.cursorX, y: buffer.cursorY };
+  }
+
   /** Feeds output of the program to the emulator. Ignored after {@link Screen.dispose}. */
   write(data: string): void {
     if (this.#disposed || data === "") return;
