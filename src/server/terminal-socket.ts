@@ -16,6 +16,8 @@ import type { Gate } from "./auth.js";
 const MAX_BUFFERED = 1 << 20;
 /** Largest message a browser may send (keystrokes, a paste). */
 const MAX_MESSAGE = 256 * 1024;
+/** How often a watcher that fell behind is checked for having drained. */
+const DRAIN_CHECK_MS = 100;
 const PATH = /^\/api\/sessions\/([^/]+)\/terminal$/;
 
 /** What the page sends. */
@@ -74,17 +76,23 @@ function watch(ws: WebSocket, entry: SessionEntry, service: SessionService): voi
   send({ type: "hello", session: entry.name, cols: sh.cols, rows: sh.rows, data: replay(entry) });
   send(control());
 
+  // Once drained, a watcher that fell behind gets the screen again (checked on a timer: the program may be quiet by then).
+  let drainCheck: NodeJS.Timeout | undefined;
+  const catchUp = (): void => {
+    if (ws.bufferedAmount >= MAX_BUFFERED / 4 || ws.readyState !== ws.OPEN) return;
+    clearInterval(drainCheck);
+    drainCheck = undefined;
+    behind = false;
+    send({ type: "reset", cols: sh.cols, rows: sh.rows, data: replay(entry) });
+  };
   const onData = (data: string): void => {
+    if (behind) return;
     if (ws.bufferedAmount > MAX_BUFFERED) {
       behind = true;
+      drainCheck = setInterval(catchUp, DRAIN_CHECK_MS);
       return;
     }
-    if (behind && ws.bufferedAmount < MAX_BUFFERED / 4) {
-      behind = false;
-      send({ type: "reset", cols: sh.cols, rows: sh.rows, data: replay(entry) });
-      return;
-    }
-    if (!behind) send({ type: "data", data });
+    send({ type: "data", data });
   };
   const onService = (event: ServiceEvent): void => {
     if (event.session !== entry.name) return;
@@ -141,6 +149,7 @@ function watch(ws: WebSocket, entry: SessionEntry, service: SessionService): voi
     }
   });
   ws.on("close", () => {
+    clearInterval(drainCheck);
     sh.off("data", onData);
     sh.off("exit", onExit);
     service.events.off("event", onService);

@@ -100,6 +100,20 @@ describe("HTTP API", () => {
     expect((await api.post("/api/sessions/b/run", { code: "echo after" })).json.output).toBe("after");
   });
 
+  it("run with untilInput comes back on a question; input answers it and the cell finishes", async () => {
+    const server = await startServer();
+    const api = client(server);
+    await api.post("/api/sessions", { name: "q", ...BASH });
+    const asked = await api.post("/api/sessions/q/run", { code: 'read -p "Continue? [y/n] " x; echo "got $x"', untilInput: true });
+    expect(asked.json).toMatchObject({ status: "awaiting_input", output: expect.stringContaining("Continue? [y/n]") });
+    expect((await api.post("/api/sessions/q/input", { text: "y", keys: ["enter"] })).status).toBe(204);
+    const done = await waitFor(async () => {
+      const polled = await api.get(`/api/sessions/q/cells/${asked.json.cellId}`);
+      return polled.json.status === "done" ? polled.json : undefined;
+    });
+    expect(done.output).toContain("got y");
+  });
+
   it("racing clients on one session: exactly one cell runs, the rest get 409, nothing is typed twice", async () => {
     const server = await startServer();
     const api = client(server);
@@ -299,6 +313,24 @@ describe("human control over the terminal WebSocket", () => {
     const after = await api.post("/api/sessions/h/run", { code: "echo agent-again" });
     expect(after.json).toMatchObject({ status: "done", output: "agent-again" });
   });
+
+  it("a watcher that stops reading has its backlog dropped and gets the screen again: memory stays bounded", async () => {
+    const server = await startServer();
+    const api = client(server);
+    await api.post("/api/sessions", { name: "flood", ...BASH });
+    const watcher = terminalSocket(server, "flood");
+    await watcher.opened;
+    await waitFor(() => watcher.messages.some((m) => m.type === "hello"));
+    watcher.ws.pause();
+    const produced = 24_000_000;
+    const run = await api.post("/api/sessions/flood/run", { code: `yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c ${produced}; echo flood-end`, timeoutMs: 60_000 });
+    expect(run.json.status).toBe("done");
+    await api.post("/api/sessions/flood/run", { code: "echo after-flood" });
+    watcher.ws.resume();
+    await waitFor(() => watcher.messages.some((m) => m.type === "reset") && watcher.text().includes("after-flood"), { timeoutMs: 20_000, message: "a reset with the screen, then live data" });
+    const received = watcher.messages.filter((m) => m.type === "data").reduce((sum, m) => sum + m.data.length, 0);
+    expect(received).toBeLessThan(produced);
+  }, 90_000);
 
   it("a person who disconnects gives the terminal back", async () => {
     const server = await startServer();
