@@ -18,7 +18,8 @@ export interface ExternalOptions {
   readonly quietMs?: number;
   /**
    * After a signal, output that is still arriving (the last redraw of the
-   * turn) is waited for until it pauses this long, so it is part of the cell.
+   * turn, which the hook's call can overtake) is waited for until it pauses
+   * this long, counted from the signal, so it is part of the cell.
    * @default 50
    */
   readonly settleMs?: number;
@@ -72,15 +73,17 @@ export function external(options: ExternalOptions = {}): ExternalDetector {
     }, quietMs);
     quietTimer.unref();
   };
-  const endWhenSettled = (end: { exitCode: number | null }): void => {
+  // The hook's call can overtake the turn's last output (it is still in the terminal, unread): the
+  // frame ends once output has paused for settleMs, counted from the signal at the earliest.
+  const endWhenSettled = (end: { exitCode: number | null }, signalledAt: number): void => {
     if (settleTimer !== undefined) clearTimeout(settleTimer);
-    const quietFor = performance.now() - lastRawAt;
+    const quietFor = performance.now() - Math.max(lastRawAt, signalledAt);
     if (quietFor >= settleMs) {
       settleTimer = undefined;
       io?.endFrame(end);
       return;
     }
-    settleTimer = setTimeout(() => endWhenSettled(end), Math.max(1, settleMs - quietFor));
+    settleTimer = setTimeout(() => endWhenSettled(end, signalledAt), Math.max(1, settleMs - quietFor));
   };
 
   return {
@@ -120,7 +123,7 @@ export function external(options: ExternalOptions = {}): ExternalDetector {
         io.endFrame({});
         return true;
       }
-      endWhenSettled({ exitCode: event === "error" ? 1 : null });
+      endWhenSettled({ exitCode: event === "error" ? 1 : null }, performance.now());
       return true;
     },
     dispose() {

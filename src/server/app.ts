@@ -99,11 +99,11 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
       responses: { 201: json(SessionInfoSchema, "The new session"), 400: errors[400], 401: errors[401], 409: errors[409] },
     }),
     async (c) => {
-      const { detector, name, ...rest } = defined(c.req.valid("json"));
+      const { detector, readyOn, name, ...rest } = defined(c.req.valid("json"));
       const entry = await service.create({
         ...(name === undefined ? {} : { name }),
         ...rest,
-        ...(detector === "external" ? { detector: detectors.external() } : {}),
+        ...(detector === "external" ? { detector: detectors.external(readyOn === undefined ? {} : { readyOn }) } : {}),
       });
       return c.json(sessionView(entry), 201);
     },
@@ -271,7 +271,7 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
     }),
     (c) => {
       const { event, payload } = c.req.valid("json");
-      const record = service.get(c.req.valid("param").name).signal(event, payload);
+      const record = service.signal(c.req.valid("param").name, event, payload);
       return c.json({ taken: record.taken }, 200);
     },
   );

@@ -28,6 +28,7 @@ export const OpenBody = z
     label: z.string().max(200).optional(),
     description: z.string().max(2000).optional(),
     detector: z.enum(["auto", "external"]).optional().openapi({ description: '"external": turns end by POST …/signal (TUI agent CLIs)' }),
+    readyOn: z.enum(["quiet", "signal"]).optional().openapi({ description: 'with detector "external": ready once quiet (default) or on the first signal' }),
     cols: z.number().int().min(10).max(1000).optional(),
     rows: z.number().int().min(2).max(500).optional(),
   })

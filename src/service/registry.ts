@@ -12,6 +12,7 @@ import {
   type Cell,
   type CellOptions,
   type CellResult,
+  type FrameDetector,
   type Session,
   type SessionOptions,
 } from "../index.js";
@@ -325,6 +326,7 @@ export class SessionService {
   readonly events = new EventEmitter<{ event: [ServiceEvent] }>();
   readonly #entries = new Map<string, SessionEntry>();
   readonly #env: ((name: string) => Record<string, string>) | undefined;
+  readonly #starting = new Map<string, (event: "stop" | "error", payload?: unknown) => boolean>();
   #counter = 0;
 
   constructor(options: SessionServiceOptions = {}) {
@@ -341,7 +343,15 @@ export class SessionService {
       while (this.manager.get(name) !== undefined);
     }
     const extraEnv = this.#env?.(name) ?? {};
-    const session = await this.manager.create(name, Object.keys(extraEnv).length > 0 ? { ...options, env: { ...extraEnv, ...options.env } } : options);
+    // A program whose hook signals "ready" (external({ readyOn: "signal" })) calls back while it starts.
+    const detector = options.detector as (FrameDetector & { signal?: (event: "stop" | "error", payload?: unknown) => boolean }) | undefined;
+    if (typeof detector === "object" && typeof detector.signal === "function") this.#starting.set(name, detector.signal.bind(detector));
+    let session: Session;
+    try {
+      session = await this.manager.create(name, Object.keys(extraEnv).length > 0 ? { ...options, env: { ...extraEnv, ...options.env } } : options);
+    } finally {
+      this.#starting.delete(name);
+    }
     const line = commandLine ?? [options.command ?? "bash", ...(options.args ?? [])].join(" ");
     return this.#adopt(name, session, line, new Date());
   }
@@ -381,6 +391,17 @@ export class SessionService {
         return [];
       }
     });
+  }
+
+  /**
+   * The program's hook reports the end of a turn (or, while it starts, that
+   * it is ready): `SessionEntry.signal` for an open session.
+   * @throws {NoSessionError} when no session of that name is open or starting.
+   */
+  signal(name: string, event: "stop" | "error", payload?: unknown): SignalRecord {
+    const starting = this.#starting.get(name);
+    if (starting !== undefined) return { event, payload: payload ?? null, at: new Date(), taken: starting(event, payload) };
+    return this.get(name).signal(event, payload);
   }
 
   /** Closes `name`; false if there was none. */

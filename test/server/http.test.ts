@@ -373,7 +373,19 @@ describe("TUI agents driven by their hooks", () => {
 
     expect((await api.post("/api/sessions/agent/interrupt")).status).toBe(200);
     const recovered = await api.post("/api/sessions/agent/ask", { prompt: "third", timeoutMs: 10_000 });
-    expect(recovered.json.text).toContain("answer: THIRD");
+    expect(recovered.json.text, JSON.stringify(recovered.json)).toContain("answer: THIRD");
     expect((await api.post("/api/sessions/agent/signal", { event: "finish" })).status).toBe(400);
+  });
+
+  it("readyOn: 'signal' — the session is ready when the agent's hook first calls back while it starts", async () => {
+    const server = await startServer();
+    const api = client(server);
+    const started = performance.now();
+    const created = await api.post("/api/sessions", { name: "ready", command: process.execPath, args: [FAKE_AGENT, "--signal-ready"], detector: "external", readyOn: "signal" });
+    expect(created.status).toBe(201);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(150);
+    const turn = await api.post("/api/sessions/ready/ask", { prompt: "are you there", timeoutMs: 10_000 });
+    expect(turn.json.text).toContain("answer: ARE YOU THERE");
+    expect((await api.post("/api/sessions/nobody/signal", {})).status).toBe(404);
   });
 });
