@@ -70,7 +70,7 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
 
   app.use("*", async (c, next) => {
     if (c.req.path === "/login") return next();
-    const refusal = gate.check(c.req.method, c.req.raw.headers);
+    const refusal = gate.check(c.req.method, c.req.raw.headers, { path: c.req.path });
     if (refusal !== null) {
       if (c.req.path === "/" && refusal.status === 401) return c.html(LOGIN_NEEDED, 401);
       return c.json({ error: { code: refusal.code, message: refusal.message } }, refusal.status);

@@ -4,13 +4,15 @@
  * WebSocket upgrades, and, without a token, a loopback `Host` (no DNS
  * rebinding). The token never appears in a log line.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 
 /** The cookie the login URL sets. */
 export const COOKIE_NAME = "agent_tty_token";
 /** How long a one-time login code stays valid. */
 const LOGIN_CODE_TTL_MS = 10 * 60_000;
+/** The one route a session's own signal token opens. */
+const SIGNAL_PATH = /^\/api\/sessions\/([^/]+)\/signal$/;
 /** Most unused login codes kept at once. */
 const LOGIN_CODES_MAX = 64;
 
@@ -88,6 +90,16 @@ export class Gate {
     return expires !== undefined && expires >= Date.now();
   }
 
+  /**
+   * The token a session's program gets as `AGENT_TTY_SIGNAL_TOKEN`: good
+   * only for `POST /api/sessions/<name>/signal` of that session, so a
+   * program in a terminal cannot drive the others with it.
+   */
+  signalToken(name: string): string | undefined {
+    if (this.token === undefined) return undefined;
+    return createHmac("sha256", this.token).update(`signal:${name}`).digest("base64url");
+  }
+
   /** The `Set-Cookie` value that logs a browser in. */
   cookie(): string {
     return `${COOKIE_NAME}=${encodeURIComponent(this.token ?? "")}; HttpOnly; SameSite=Strict; Path=/`;
@@ -97,7 +109,7 @@ export class Gate {
    * Checks a request: token (Bearer or cookie), then, for state-changing
    * methods and upgrades, its `Origin`; without a token, its `Host`.
    */
-  check(method: string, headers: IncomingHttpHeaders | Headers, options: { upgrade?: boolean } = {}): Refusal | null {
+  check(method: string, headers: IncomingHttpHeaders | Headers, options: { upgrade?: boolean; path?: string } = {}): Refusal | null {
     const host = hostHeader(headers);
     if (this.token === undefined) {
       const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0] ?? "";
@@ -108,7 +120,11 @@ export class Gate {
       const auth = header(headers, "authorization");
       const bearer = auth !== undefined && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, "").trim() : undefined;
       const cookie = cookieValue(header(headers, "cookie"), COOKIE_NAME);
-      const ok = (bearer !== undefined && sameSecret(bearer, this.token)) || (cookie !== undefined && sameSecret(cookie, this.token));
+      const signal = method.toUpperCase() === "POST" && options.path !== undefined ? SIGNAL_PATH.exec(options.path) : null;
+      const signalToken = signal === null ? undefined : this.signalToken(decodeURIComponent(signal[1] ?? ""));
+      const ok =
+        (bearer !== undefined && (sameSecret(bearer, this.token) || (signalToken !== undefined && sameSecret(bearer, signalToken)))) ||
+        (cookie !== undefined && sameSecret(cookie, this.token));
       if (!ok) return { status: 401, code: "ERR_UNAUTHORIZED", message: "missing or wrong token: send 'Authorization: Bearer <token>' or open the login URL the server printed" };
     }
     const changing = options.upgrade === true || !["GET", "HEAD", "OPTIONS"].includes(method.toUpperCase());

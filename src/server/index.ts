@@ -77,14 +77,18 @@ export async function createServer(options: ServerOptions = {}): Promise<AgentTt
   const ownManager = options.manager === undefined;
   const manager = options.manager ?? new SessionManager();
   let url = "";
+  const gate = new Gate(token);
   const service = new SessionService({
     manager,
-    env: (name) => ({
-      AGENT_TTY_SIGNAL_URL: `${url}/api/sessions/${encodeURIComponent(name)}/signal`,
-      ...(token === undefined ? {} : { AGENT_TTY_SIGNAL_TOKEN: token }),
-    }),
+    env: (name) => {
+      // The program gets a token good only for its own session's signal route, not the server's token.
+      const signalToken = gate.signalToken(name);
+      return {
+        AGENT_TTY_SIGNAL_URL: `${url}/api/sessions/${encodeURIComponent(name)}/signal`,
+        ...(signalToken === undefined ? {} : { AGENT_TTY_SIGNAL_TOKEN: signalToken }),
+      };
+    },
   });
-  const gate = new Gate(token);
   const app = buildApp(service, gate);
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   server.requestTimeout = 0; // cells may run for hours; SSE streams stay open

@@ -377,6 +377,23 @@ describe("TUI agents driven by their hooks", () => {
     expect((await api.post("/api/sessions/agent/signal", { event: "finish" })).status).toBe(400);
   });
 
+  it("the program's AGENT_TTY_SIGNAL_TOKEN opens only its own session's signal route", async () => {
+    const server = await startServer();
+    const api = client(server);
+    await api.post("/api/sessions", { name: "one", ...BASH });
+    await api.post("/api/sessions", { name: "two", ...BASH });
+    const env = await api.post("/api/sessions/one/run", { code: 'echo "$AGENT_TTY_SESSION $AGENT_TTY_SIGNAL_URL $AGENT_TTY_SIGNAL_TOKEN"' });
+    const [session, url, signalToken] = env.json.output.split(" ");
+    expect(session).toBe("one");
+    expect(url).toBe(`${server.url}/api/sessions/one/signal`);
+    expect(signalToken).not.toContain(TOKEN);
+    const own = client(server, signalToken);
+    expect((await own.post("/api/sessions/one/signal", { event: "stop" })).json).toEqual({ taken: false });
+    expect((await own.post("/api/sessions/two/signal", { event: "stop" })).status).toBe(401);
+    expect((await own.get("/api/sessions")).status).toBe(401);
+    expect((await own.post("/api/sessions/one/run", { code: "echo no" })).status).toBe(401);
+  });
+
   it("readyOn: 'signal' — the session is ready when the agent's hook first calls back while it starts", async () => {
     const server = await startServer();
     const api = client(server);
