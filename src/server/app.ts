@@ -240,7 +240,6 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
       return streamSSE(c, async (stream) => {
         const abort = new AbortController();
         stream.onAbort(() => abort.abort());
-        const offControl = (): void => undefined;
         const onService = (event: { type: string; session: string }): void => {
           if (event.session !== entry.name || (event.type !== "control" && event.type !== "signal")) return;
           void stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
@@ -255,7 +254,6 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
           /* the client went away or the session closed */
         } finally {
           service.events.off("event", onService);
-          offControl();
         }
       });
     },

@@ -79,7 +79,8 @@ export class SessionEntry {
   #holders: ControlHolder[] = [];
   #recovery: { cellId: string } | null = null;
   #lastError: string | null = null;
-  #rawTail = "";
+  #rawChunks: string[] = [];
+  #rawChars = 0;
   readonly #typed = new TypedLine();
   readonly #emit: (event: ServiceEvent) => void;
 
@@ -90,8 +91,13 @@ export class SessionEntry {
     this.commandLine = commandLine;
     this.createdAt = createdAt;
     this.#emit = emit;
+    // Recent chunks, joined only when asked for: no string building per chunk.
     session.on("data", (text) => {
-      this.#rawTail = (this.#rawTail + text).slice(-RAW_TAIL_CHARS);
+      this.#rawChunks.push(text);
+      this.#rawChars += text.length;
+      while (this.#rawChunks.length > 1 && this.#rawChars - (this.#rawChunks[0] as string).length >= RAW_TAIL_CHARS) {
+        this.#rawChars -= (this.#rawChunks.shift() as string).length;
+      }
     });
     session.on("event", (event) => {
       if (event.type === "error" && event.message !== undefined) this.#lastError = event.message;
@@ -115,7 +121,7 @@ export class SessionEntry {
 
   /** The last bytes the terminal produced, escape sequences included. */
   get rawTail(): string {
-    return this.#rawTail;
+    return this.#rawChunks.join("").slice(-RAW_TAIL_CHARS);
   }
 
   /**
@@ -379,7 +385,7 @@ export class SessionService {
     const session = this.manager.get(name);
     if (session === undefined || session.state === "closed" || session.state === "exited") throw new NoSessionError(name);
     const info = this.manager.list().find((s) => s.name === name);
-    return this.#adopt(name, session, [session.command].join(" "), info?.createdAt ?? new Date());
+    return this.#adopt(name, session, session.command, info?.createdAt ?? new Date());
   }
 
   /** Every open session, oldest first. */
