@@ -96,7 +96,7 @@ const $ = (id) => document.getElementById(id);
 let selected = new URLSearchParams(location.hash.slice(1)).get("s");
 let socket = null, term = null, fit = null, holding = false, sessions = [];
 
-function esc(text) { const d = document.createElement("div"); d.textContent = text == null ? "" : String(text); return d.innerHTML; }
+function esc(text) { return String(text == null ? "" : text).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";"); }
 
 async function api(path) {
   const res = await fetch(path, { credentials: "same-origin", cache: "no-store" });

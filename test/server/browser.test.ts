@@ -134,15 +134,17 @@ describe("the live web page in headless Chromium", () => {
     }
   }, 60_000);
 
-  it("a read-only watcher in a second browser sees the same terminal and cannot type", async () => {
+  it("a read-only watcher sees the same terminal and cannot type; labels are shown as text, never as HTML", async () => {
     const server = await startServer();
     const api = client(server);
-    await api.post("/api/sessions", { name: "shared", ...BASH });
+    await api.post("/api/sessions", { name: "shared", ...BASH, label: '<img src=x onerror="document.title=1">', description: "a & b" });
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
       await page.goto(server.loginUrl());
       await page.waitForSelector('.session[data-name="shared"]');
+      expect(await page.textContent('.session[data-name="shared"]')).toContain('<img src=x onerror="document.title=1">');
+      expect(await page.$('.session[data-name="shared"] img')).toBeNull();
       await page.click('.session[data-name="shared"]');
       await page.waitForSelector(".xterm-rows");
       await page.click("#term");
