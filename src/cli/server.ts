@@ -881,7 +881,7 @@ export class Backend {
     conn.onInput = (input) => {
       if (detached) return;
       try {
-        if ("input" in input && typeof input.input === "string") sh.write(input.input);
+        if ("input" in input && typeof input.input === "string") slot.entry.humanWrite(holderId, input.input);
         else if ("resize" in input && Array.isArray(input.resize)) sh.resize(input.resize[0], input.resize[1]);
         else if ("detach" in input) {
           detach();
