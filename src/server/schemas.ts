@@ -1,8 +1,10 @@
 /**
  * Request and answer schemas of the REST API: requests are validated with
- * them and the OpenAPI 3.1 document is generated from them.
+ * them and the OpenAPI 3.1 document is generated from them. Fields the
+ * tool set (`agent-tty/tools`) defines are reused from its schemas.
  */
 import { z } from "@hono/zod-openapi";
+import { terminalOpenShape, terminalRunShape, terminalSendShape } from "../tools/schemas.js";
 
 /** A session name: `[A-Za-z0-9_.-]+`, not only dots, never `..`. */
 export const SessionName = z
@@ -19,14 +21,11 @@ export const CellParams = z.object({
   id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" }, example: "3f2a9c01b7d4" }),
 });
 
+/** The tool set's fields (`terminal_open`), plus what only HTTP offers: a detector choice and the size. */
 export const OpenBody = z
   .object({
+    ...terminalOpenShape,
     name: SessionName.optional(),
-    command: z.string().min(1).max(4096).optional(),
-    args: z.array(z.string().max(65_536)).max(256).optional(),
-    cwd: z.string().min(1).max(4096).optional(),
-    label: z.string().max(200).optional(),
-    description: z.string().max(2000).optional(),
     detector: z.enum(["auto", "external"]).optional().openapi({ description: '"external": turns end by POST …/signal (TUI agent CLIs)' }),
     readyOn: z.enum(["quiet", "signal"]).optional().openapi({ description: 'with detector "external": ready once quiet (default) or on the first signal' }),
     cols: z.number().int().min(10).max(1000).optional(),
@@ -37,7 +36,7 @@ export const OpenBody = z
 
 export const RunBody = z
   .object({
-    code: z.string().min(1).max(1 << 20),
+    code: terminalRunShape.code,
     timeoutMs: z.number().int().positive().max(24 * 3600_000).optional(),
     untilInput: z.boolean().optional(),
     queue: z.boolean().optional(),
@@ -47,8 +46,8 @@ export const RunBody = z
 
 export const InputBody = z
   .object({
-    text: z.string().max(1 << 20).optional(),
-    keys: z.array(z.string().min(1).max(32)).max(256).optional(),
+    text: terminalSendShape.text,
+    keys: terminalSendShape.keys,
   })
   .strict()
   .openapi("Input");
