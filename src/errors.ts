@@ -102,6 +102,21 @@ export class SpawnError extends AgentTtyError {
   }
 }
 
+/**
+ * A person has taken the session over (`session.takeOver()`: the web page's
+ * "take over", `k attach`): cells are refused, nothing written, until they
+ * give it back.
+ */
+export class HumanControlError extends AgentTtyError {
+  /** The session held. */
+  readonly session: string;
+
+  constructor(session: string) {
+    super("ERR_HUMAN_CONTROL", `a person has taken over session '${session}'; cells are refused until they give it back`);
+    this.session = session;
+  }
+}
+
 /** Throws an `ERR_INVALID_ARGUMENT` error worded the usual way. */
 export function invalidArgument(message: string): AgentTtyError {
   return new AgentTtyError("ERR_INVALID_ARGUMENT", message);

@@ -23,7 +23,7 @@ export type { IdleOptions } from "./detect/idle.js";
 export type { PromptOptions } from "./detect/prompt.js";
 export type { RepeatEnterOptions } from "./detect/repeat-enter.js";
 export type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd, FrameSignal, SpawnPlan } from "./detect/types.js";
-export { AgentTtyError, CellTimeoutError, SessionBusyError, SessionClosedError, SpawnError } from "./errors.js";
+export { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError } from "./errors.js";
 export type { AgentTtyErrorCode, AgentTtyErrorOptions } from "./errors.js";
 export type { SessionEvent, SessionEventType, SessionEvents } from "./events.js";
 export { SESSION_DEFAULTS } from "./options.js";

@@ -3,7 +3,7 @@ import pTimeout from "p-timeout";
 import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type FinalCellStatus } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import { isFrameSignal, type DetectorInput, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
-import { AgentTtyError, CellTimeoutError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
+import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
 import type { SessionEvent, SessionEvents } from "./events.js";
 import { Expectation, type ExpectMatch } from "./expect.js";
 import { FrameCollector } from "./frame.js";
@@ -163,6 +163,8 @@ export class Session extends EventEmitter<SessionEvents> {
   /** A cell waiting for the prompt before it is written. */
   #held: CellRun | undefined;
   #atLineStart = true;
+  /** Holds of people who took the terminal over: agent cells are refused while any is held. */
+  #humanHolds = 0;
   #lastInputAt = 0;
   #inputTimer: NodeJS.Timeout | undefined;
 
@@ -510,6 +512,7 @@ export class Session extends EventEmitter<SessionEvents> {
     const normalized = normalizeCellOptions(options, this.#options.timeoutMs);
     this.#assertOpen();
     if (normalized.signal?.aborted === true) throw normalized.signal.reason;
+    if (this.#humanHolds > 0) throw new HumanControlError(this.#options.name);
     const holder = this.#lock ?? this.#queue[this.#queue.length - 1];
     if (holder !== undefined && !normalized.queue) {
       throw new SessionBusyError(this.#options.name, (this.#lock ?? holder).id, this.#state === "timed_out");
@@ -1060,6 +1063,38 @@ export class Session extends EventEmitter<SessionEvents> {
     const taken = typeof taker.signal === "function" ? taker.signal(event, payload) : false;
     this.#emitEvent({ type: "notify", message: `signal ${event}` });
     return taken;
+  }
+
+  /**
+   * A person takes the terminal over (a web page's "take over", `k attach`):
+   * until every hold is disposed, `run()` and `fire()` throw
+   * {@link HumanControlError} (`ERR_HUMAN_CONTROL`) and write nothing, from
+   * whichever surface they come (HTTP, tools, the daemon). `write`, `type`
+   * and `press` stay open: they are how the person types.
+   *
+   * @example
+   * ```ts
+   * const hold = sh.takeOver();
+   * sh.write("ls\r");            // the person types
+   * hold.dispose();              // give it back: cells run again
+   * ```
+   */
+  takeOver(): { dispose(): void } {
+    this.#assertOpen();
+    this.#humanHolds++;
+    let disposed = false;
+    return {
+      dispose: () => {
+        if (disposed) return;
+        disposed = true;
+        this.#humanHolds--;
+      },
+    };
+  }
+
+  /** Whether a person holds the terminal (see {@link Session.takeOver}). */
+  get heldByHuman(): boolean {
+    return this.#humanHolds > 0;
   }
 
   /**

@@ -2,7 +2,9 @@
  * The errors of the service layer and how every transport reports an error:
  * one status per `AgentTtyError` code, one JSON shape.
  */
-import { AgentTtyError, SessionBusyError } from "../index.js";
+import { AgentTtyError, HumanControlError, SessionBusyError } from "../index.js";
+
+export { HumanControlError };
 
 /** No session has that name (HTTP 404). */
 export class NoSessionError extends AgentTtyError {
@@ -11,20 +13,6 @@ export class NoSessionError extends AgentTtyError {
 
   constructor(session: string) {
     super("ERR_NO_SESSION", `no session '${session}'; list them with GET /api/sessions or create it first`);
-    this.session = session;
-  }
-}
-
-/**
- * A person holds the session (took it over on the web page or with
- * `k attach`): agent cells and agent input are refused until they give it back.
- */
-export class HumanControlError extends AgentTtyError {
-  /** The session held. */
-  readonly session: string;
-
-  constructor(session: string) {
-    super("ERR_HUMAN_CONTROL", `a person has taken over session '${session}'; agent cells are refused until they give it back`);
     this.session = session;
   }
 }

@@ -77,6 +77,7 @@ export class SessionEntry {
   readonly cells: CellRecord[] = [];
   readonly signals: SignalRecord[] = [];
   #holders: ControlHolder[] = [];
+  readonly #holds = new Map<string, { dispose(): void }>();
   #recovery: { cellId: string } | null = null;
   #lastError: string | null = null;
   #rawChunks: string[] = [];
@@ -205,11 +206,20 @@ export class SessionEntry {
     if (keys !== undefined && keys.length > 0) this.session.press(...keys);
   }
 
-  /** A person takes the terminal: agent cells get {@link HumanControlError} until {@link release}. */
+  /**
+   * A person takes the terminal (`Session.takeOver`): agent cells from any
+   * surface get {@link HumanControlError} until {@link release}.
+   */
   take(id: string, via: string): ControlHolder {
     const existing = this.#holders.find((h) => h.id === id);
     if (existing !== undefined) return existing;
     const holder: ControlHolder = { id, via, since: new Date() };
+    try {
+      this.#holds.set(id, this.session.takeOver());
+    } catch (error) {
+      // A session that just closed: nothing to hold.
+      if (!(error instanceof AgentTtyError && error.code === "ERR_SESSION_CLOSED")) throw error;
+    }
     this.#holders.push(holder);
     if (this.#holders.length === 1) this.#emit({ type: "control", session: this.name, holder });
     return holder;
@@ -220,6 +230,8 @@ export class SessionEntry {
     const before = this.#holders.length;
     this.#holders = this.#holders.filter((h) => h.id !== id);
     if (this.#holders.length === before) return false;
+    this.#holds.get(id)?.dispose();
+    this.#holds.delete(id);
     if (this.#holders.length === 0) this.#emit({ type: "control", session: this.name, holder: null });
     return true;
   }

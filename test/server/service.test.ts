@@ -29,6 +29,9 @@ describe("service layer", () => {
     await entry.run("echo agent-first");
     entry.take("p1", "web");
     expect(() => entry.fire("echo agent")).toThrow(HumanControlError);
+    // Any surface on the same session (the tool set, code holding the Session) is refused too, and nothing is typed.
+    await expect(entry.session.run("echo from-another-surface")).rejects.toMatchObject({ code: "ERR_HUMAN_CONTROL" });
+    expect(entry.session.heldByHuman).toBe(true);
     expect(entry.humanWrite("someone-else", "echo intruder\r")).toBe(false);
     entry.humanWrite("p1", "echo wrongX\x15echo per");
     entry.humanWrite("p1", "sonX\x7f-\x1b[D\x1b[C$((1+1))\r");
@@ -37,7 +40,9 @@ describe("service layer", () => {
     expect(history).toContain("echo person-$((1+1))");
     expect(history).not.toContain("wrongX");
     expect(history).not.toContain("intruder");
+    expect(history).not.toContain("from-another-surface");
     expect(entry.release("p1")).toBe(true);
+    expect(entry.session.heldByHuman).toBe(false);
     expect((await entry.run("echo agent-again")).output).toBe("agent-again");
     expect(events.filter((e) => e.type === "control").map((e) => (e.type === "control" ? e.holder?.via ?? null : undefined))).toEqual(["web", null]);
     expect(entry.cells.map((c) => [c.code, c.status, c.exitCode])).toEqual([
