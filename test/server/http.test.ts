@@ -9,6 +9,11 @@ import { client, FAKE_AGENT, startServer, terminalSocket, TOKEN } from "./suppor
 
 const BASH = { command: "bash", args: ["--norc", "--noprofile"] };
 
+/** The index of the message that granted control (later messages are about giving it back). */
+function granted(messages: { type: string; you?: boolean }[]): number {
+  return messages.findIndex((m) => m.type === "control" && m.you === true);
+}
+
 describe("HTTP API", () => {
   it("opens a session, runs cells with exit codes, lists it with activity, and closes it (201/200/204/404)", async () => {
     const server = await startServer();
@@ -309,7 +314,7 @@ describe("human control over the terminal WebSocket", () => {
     expect(history).not.toContain("watcher-typed");
 
     person.send({ type: "give" });
-    await waitFor(() => person.messages.some((m) => m.type === "control" && m.control === null), { message: "given back" });
+    await waitFor(() => person.messages.slice(granted(person.messages)).some((m) => m.type === "control" && m.control === null), { message: "given back" });
     const after = await api.post("/api/sessions/h/run", { code: "echo agent-again" });
     expect(after.json).toMatchObject({ status: "done", output: "agent-again" });
   });
@@ -404,5 +409,27 @@ describe("TUI agents driven by their hooks", () => {
     const turn = await api.post("/api/sessions/ready/ask", { prompt: "are you there", timeoutMs: 10_000 });
     expect(turn.json.text).toContain("answer: ARE YOU THERE");
     expect((await api.post("/api/sessions/nobody/signal", {})).status).toBe(404);
+  });
+});
+
+describe("one session, many surfaces", () => {
+  it("while a person holds a session on the page, the tool set's terminal_run on the same manager is refused with ERR_HUMAN_CONTROL", async () => {
+    const { createTerminalToolkit } = await import("../../src/tools/index.js");
+    const manager = trackManager(new SessionManager());
+    const server = await startServer({ manager });
+    const kit = createTerminalToolkit({ manager });
+    const api = client(server);
+    await api.post("/api/sessions", { name: "both", ...BASH });
+    const person = terminalSocket(server, "both");
+    await person.opened;
+    person.send({ type: "take" });
+    await waitFor(() => person.messages.some((m) => m.type === "control" && m.you === true));
+    const refused = await kit.execute("terminal_run", { session: "both", code: "echo from-tools" });
+    expect(JSON.stringify(refused)).toContain("ERR_HUMAN_CONTROL");
+    person.send({ type: "give" });
+    await waitFor(() => person.messages.slice(granted(person.messages)).some((m) => m.type === "control" && m.control === null), { message: "given back" });
+    const ran = await kit.execute("terminal_run", { session: "both", code: "echo from-tools" });
+    expect(JSON.stringify(ran), JSON.stringify(ran)).toContain("from-tools");
+    expect((await api.get("/api/sessions/both/history")).json.history.match(/^from-tools$/gm)).toHaveLength(1);
   });
 });
