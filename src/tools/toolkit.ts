@@ -71,6 +71,7 @@ export class TerminalToolkit {
   readonly #options: NormalizedToolOptions;
   readonly #tracked = new Map<string, Tracked>();
   readonly #lastCwd = new Map<string, string>();
+  readonly #opened = new Set<string>();
 
   constructor(options: TerminalToolOptions = {}) {
     this.#options = normalizeToolOptions(options);
@@ -128,9 +129,12 @@ export class TerminalToolkit {
     }
   }
 
-  /** Closes the sessions these tools opened (the whole manager when the toolkit made it). */
+  /** Closes the sessions these tools opened (every session when the toolkit made the manager). */
   async close(): Promise<void> {
-    await this.#options.manager.closeAll();
+    const { manager, ownsManager } = this.#options;
+    if (ownsManager) await manager.closeAll();
+    else await Promise.all([...this.#opened].map((name) => manager.close(name)));
+    this.#opened.clear();
     this.#tracked.clear();
   }
 
@@ -186,6 +190,7 @@ export class TerminalToolkit {
       ...(input.description === undefined ? {} : { description: input.description }),
     });
     this.#lastCwd.set(name, cwd);
+    this.#opened.add(name);
     const opened: OpenedOutcome = { kind: "opened", session: name, command, args, cwd, pid: session.pid };
     return opened;
   }
@@ -277,6 +282,7 @@ export class TerminalToolkit {
     const existed = await this.#options.manager.close(input.session);
     for (const [id, tracked] of this.#tracked) if (tracked.session === input.session) this.#tracked.delete(id);
     this.#lastCwd.delete(input.session);
+    this.#opened.delete(input.session);
     return { kind: "closed", session: input.session, existed };
   }
 

@@ -29,7 +29,18 @@ test("importing agent-tty loads no agent framework and no zod", () => {
   expect(urls.filter((url) => FRAMEWORKS.test(url))).toEqual([]);
 });
 
-test("the import log sees a framework when one is loaded (the check can fail)", () => {
+test("agent-tty/tools loads zod and no agent framework (the import log sees a framework when one is loaded)", () => {
   const urls = importsOf("agent-tty/tools");
   expect(urls.some((url) => /\/node_modules\/zod\//.test(url))).toBe(true);
+  expect(urls.filter((url) => FRAMEWORKS.test(url) && !/\/node_modules\/zod\//.test(url))).toEqual([]);
+});
+
+test("each adapter loads its own framework only", () => {
+  const frameworksOf = (specifier: string) =>
+    [...new Set(importsOf(specifier).flatMap((url) => (FRAMEWORKS.exec(url)?.[1] === undefined ? [] : [FRAMEWORKS.exec(url)![1]])))].sort();
+  expect(frameworksOf("agent-tty/ai")).not.toContain("@modelcontextprotocol");
+  expect(frameworksOf("agent-tty/ai")).toContain("ai");
+  expect(frameworksOf("agent-tty/mcp")).toEqual(["@modelcontextprotocol", "zod"]);
+  expect(frameworksOf("agent-tty/langchain")).toContain("@langchain");
+  expect(frameworksOf("agent-tty/langchain")).not.toContain("ai");
 });

@@ -185,10 +185,14 @@ describe("policy", () => {
     expect(expectKind(await tools.execute("terminal_open", { cwd: "/no/such/dir" }), "error").code).toBe("ERR_SPAWN");
   });
 
-  test("a manager given by the host is used and left to the host", async () => {
+  test("a manager given by the host is used; close() ends only the sessions the tools opened", async () => {
     const manager = trackManager(new SessionManager());
+    const hosts = await manager.create("host", { command: "bash", args: ["--norc", "--noprofile"] });
     const tools = kit({ manager });
     await tools.execute("terminal_open", { name: "mine" });
     expect(manager.get("mine")).toBeDefined();
+    await tools.close();
+    expect(manager.get("mine")).toBeUndefined();
+    expect(manager.get("host")).toBe(hosts);
   });
 });
