@@ -96,3 +96,6 @@ export function terminalToolkitOf(tools: TerminalToolSet): TerminalToolkit {
 export async function closeTerminalTools(tools: TerminalToolSet): Promise<void> {
   await terminalToolkitOf(tools).close();
 }
+
+export { terminalSandbox } from "./ai-sandbox.js";
+export type { TerminalSandboxOptions } from "./ai-sandbox.js";
