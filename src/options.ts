@@ -1,5 +1,6 @@
 import { describeValue, invalidArgument } from "./errors.js";
 import { MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject } from "./validate.js";
+import { MAX_TIMER_MS } from "./internal/long-timeout.js";
 import type { FrameDetector } from "./detect/types.js";
 
 /** Options of {@link Session.spawn}. Every field is optional. */
@@ -161,8 +162,14 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
     throw invalidArgument(`Expected \`env\` to be an object of strings, got ${describeValue(env)}`);
   }
   for (const [key, value] of Object.entries(env)) {
+    if (key === "" || key.includes("=") || key.includes("\0")) {
+      throw invalidArgument(`Expected every \`env\` name to be non-empty, without "=" or NUL, got ${JSON.stringify(key)}: the program would see a different variable`);
+    }
     if (value !== undefined && typeof value !== "string") {
       throw invalidArgument(`Expected \`env.${key}\` to be a string, got ${describeValue(value)}`);
+    }
+    if (value?.includes("\0") === true) {
+      throw invalidArgument(`Expected \`env.${key}\` without NUL characters: the program would see it cut at the first NUL`);
     }
   }
   const detector = given["detector"] ?? SESSION_DEFAULTS.detector;
@@ -187,10 +194,10 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
     description: optionalString(given["description"], "description"),
     detector,
     timeoutMs: optionalPositive(given["timeoutMs"], "timeoutMs") ?? SESSION_DEFAULTS.timeoutMs,
-    readyTimeoutMs: optionalPositive(given["readyTimeoutMs"], "readyTimeoutMs") ?? SESSION_DEFAULTS.readyTimeoutMs,
+    readyTimeoutMs: optionalPositive(given["readyTimeoutMs"], "readyTimeoutMs", { max: MAX_TIMER_MS }) ?? SESSION_DEFAULTS.readyTimeoutMs,
     maxOutputBytes: optionalPositive(given["maxOutputBytes"], "maxOutputBytes", { integer: true }) ?? SESSION_DEFAULTS.maxOutputBytes,
     hardenEnv,
-    closeGraceMs: optionalPositive(given["closeGraceMs"], "closeGraceMs", { allowZero: true }) ?? SESSION_DEFAULTS.closeGraceMs,
+    closeGraceMs: optionalPositive(given["closeGraceMs"], "closeGraceMs", { allowZero: true, max: MAX_TIMER_MS }) ?? SESSION_DEFAULTS.closeGraceMs,
     maxProcesses:
       given["maxProcesses"] === Infinity
         ? Infinity

@@ -6,6 +6,7 @@ import { isFrameSignal, type DetectorInput, type FeedResult, type FrameDetector,
 import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
 import type { SessionEvent, SessionEvents } from "./events.js";
 import { Expectation, type ExpectMatch } from "./expect.js";
+import { setLongTimeout, type LongTimeout } from "./internal/long-timeout.js";
 import { FrameCollector } from "./frame.js";
 import { cellId } from "./internal/cell-id.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
@@ -77,7 +78,7 @@ interface CellRun {
   /** The latest `awaiting_input` snapshot. */
   inputResult: CellResult | undefined;
   frame: FrameCollector | undefined;
-  timer: NodeJS.Timeout | undefined;
+  timer: LongTimeout | undefined;
   /** Set while an interrupt waits for the prompt: the status the cell will settle with. */
   stopping: FinalCellStatus | undefined;
   /** Pending `run()`/`wait()` callers that also return on awaiting_input. */
@@ -600,8 +601,8 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   #armTimeout(run: CellRun, timeoutMs: number): void {
-    if (run.timer !== undefined) clearTimeout(run.timer);
-    run.timer = setTimeout(() => this.#onTimeout(run), timeoutMs);
+    run.timer?.clear();
+    run.timer = setLongTimeout(() => this.#onTimeout(run), timeoutMs);
   }
 
   #watchAbort(run: CellRun): void {
@@ -640,7 +641,7 @@ export class Session extends EventEmitter<SessionEvents> {
   async #stop(run: CellRun, status: FinalCellStatus): Promise<void> {
     if (this.#lock !== run) return;
     run.stopping ??= run.result?.status === "timeout" ? "timeout" : status;
-    if (run.timer !== undefined) clearTimeout(run.timer);
+    run.timer?.clear();
     run.timer = undefined;
     const sequence = this.#detector.interruptSequence?.() ?? "\x03";
     this.#pty?.write(sequence);
@@ -710,7 +711,7 @@ export class Session extends EventEmitter<SessionEvents> {
       return result;
     }
     run.result = result;
-    if (run.timer !== undefined) clearTimeout(run.timer);
+    run.timer?.clear();
     run.timer = undefined;
     run.unlisten?.();
     run.status = status;
@@ -977,7 +978,7 @@ export class Session extends EventEmitter<SessionEvents> {
       finish();
       found.resolve(match);
     };
-    const timer = setTimeout(() => {
+    const timer = setLongTimeout(() => {
       finish();
       const recent = expectation.recent(this.#assembler.partialLine);
       found.reject(new CellTimeoutError(`expect(${String(pattern)}) saw no match within ${timeoutMs} ms in session '${this.#options.name}'; see recentOutput for what came instead`, recent));
@@ -993,7 +994,7 @@ export class Session extends EventEmitter<SessionEvents> {
     const finish = () => {
       this.#lineWatchers.delete(check);
       this.#exitWatchers.delete(onExit);
-      clearTimeout(timer);
+      timer.clear();
       signal?.removeEventListener("abort", onAbort);
     };
     signal?.addEventListener("abort", onAbort, { once: true });

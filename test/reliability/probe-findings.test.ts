@@ -1,0 +1,49 @@
+// Failures an outside fault and security probe found (issue 14), each reproduced first.
+import { describe, expect, it } from "vitest";
+import { Session } from "../../src/index.js";
+import { spawnBash } from "../helpers/sessions.js";
+import { expectInvalidArgument } from "./support.js";
+
+describe("probe findings: durations past Node's timer limit", () => {
+  it("a cell whose timeoutMs is 30 days runs to its end instead of timing out at once", async () => {
+    const sh = await spawnBash();
+    const thirtyDays = 30 * 24 * 3600 * 1000;
+    const r = await sh.run("sleep 0.3; echo slept", { timeoutMs: thirtyDays });
+    expect(r.status).toBe("done");
+    expect(r.output).toBe("slept");
+    expect(sh.state).toBe("idle");
+  });
+
+  it("a session-wide timeoutMs of 30 days is the default for its cells", async () => {
+    const sh = await spawnBash({ timeoutMs: 30 * 24 * 3600 * 1000 });
+    const r = await sh.run("sleep 0.3; echo slept");
+    expect(r.status).toBe("done");
+  });
+
+  it("expect() with a 30-day timeout waits for its match", async () => {
+    const sh = await spawnBash();
+    const cell = sh.fire("sleep 0.3; echo ready-now");
+    const match = await sh.expect("ready-now", { timeoutMs: 30 * 24 * 3600 * 1000 });
+    expect(match.match).toBe("ready-now");
+    await cell.result;
+  });
+
+  it("readyTimeoutMs and closeGraceMs past Node's timer limit are refused with the limit named", async () => {
+    await expectInvalidArgument(() => Session.spawn({ readyTimeoutMs: 2 ** 31 }), "readyTimeoutMs", "2147483647");
+    await expectInvalidArgument(() => Session.spawn({ closeGraceMs: 2 ** 31 }), "closeGraceMs", "2147483647");
+  });
+});
+
+describe("probe findings: environment names and values", () => {
+  it("an env name holding '=' is refused instead of setting another variable", async () => {
+    await expectInvalidArgument(() => Session.spawn({ env: { "A=B": "1" } }), "env", "=");
+  });
+
+  it("an env value holding NUL is refused instead of being cut short", async () => {
+    await expectInvalidArgument(() => Session.spawn({ env: { SECRET: "abc\0def" } }), "env.SECRET", "NUL");
+  });
+
+  it("an empty env name is refused", async () => {
+    await expectInvalidArgument(() => Session.spawn({ env: { "": "1" } }), "env");
+  });
+});
