@@ -40,6 +40,8 @@ export class SessionManager {
   readonly #maxSessions: number;
   readonly #sessions = new Map<string, { session: Session; createdAt: Date }>();
   readonly #starting = new Set<string>();
+  /** Sessions whose program exited by itself, being closed (their leftover jobs ended). */
+  readonly #closing = new Set<Promise<void>>();
 
   constructor(options: SessionManagerOptions = {}) {
     const given = optionsObject(options, ["maxSessions"], "the manager options");
@@ -68,6 +70,10 @@ export class SessionManager {
       this.#sessions.set(name, { session, createdAt: new Date() });
       session.once("exit", () => {
         if (this.#sessions.get(name)?.session === session) this.#sessions.delete(name);
+        // The program is gone, but jobs it started may outlive it: end them with the session.
+        const closing = session.close();
+        this.#closing.add(closing);
+        void closing.finally(() => this.#closing.delete(closing));
       });
       return session;
     } finally {
@@ -110,7 +116,7 @@ export class SessionManager {
   async closeAll(): Promise<void> {
     const sessions = [...this.#sessions.values()].map((entry) => entry.session);
     this.#sessions.clear();
-    await Promise.all(sessions.map((session) => session.close()));
+    await Promise.all([...sessions.map((session) => session.close()), ...this.#closing]);
   }
 
   /** How many sessions are open. */

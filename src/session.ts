@@ -14,7 +14,7 @@ import { defer, type Deferred } from "./internal/deferred.js";
 import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
 import { MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive } from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
-import { freezeSession, killSession } from "./pty/kill.js";
+import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
 import { isLinuxProcAvailable, listSessionProcesses, readForeground } from "./pty/proc-state.js";
 import { terminalIsRaw } from "./pty/termios.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
@@ -1214,7 +1214,9 @@ export class Session extends EventEmitter<SessionEvents> {
   /**
    * Ends the program (SIGHUP to its process group, then SIGKILL to every
    * process of its terminal session after `closeGraceMs`), settles an active
-   * cell `"exited"`, frees the PTY. Idempotent.
+   * cell `"exited"`, frees the PTY. Idempotent. After the program ended by
+   * itself (or was killed), what it left running in its terminal session
+   * (background jobs) is ended too.
    */
   close(): Promise<void> {
     this.#closing ??= this.#close();
@@ -1226,6 +1228,9 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#failQueued();
     if (pty !== undefined && !this.#exited) {
       await killSession(pty, this.#exit.promise, this.#options.closeGraceMs);
+    } else if (pty !== undefined) {
+      // The program ended first (exit, or killed): its background jobs may still run in its terminal session.
+      await killSessionLeftovers(pty.pid);
     }
     pty?.destroy();
     if (!this.#exited) {

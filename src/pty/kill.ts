@@ -74,9 +74,26 @@ export async function killSession(pty: PtyProcess, exited: Promise<void>, graceM
   signal(-sid, "SIGKILL");
   for (const pid of leftovers) signal(pid, "SIGKILL");
   if (!gone) await within(exited, KILL_WAIT_MS);
-  // Resolve only once what was killed is gone (SIGKILL is not instant).
+  await untilGone(sid, leftovers);
+}
+
+/**
+ * Ends what is left of the terminal's session `sid` after its leader is gone
+ * (background jobs of a shell that exited or was killed): SIGKILL to every
+ * member, resolving once they are gone. The session id outlives its leader, so
+ * the jobs are found by it.
+ */
+export async function killSessionLeftovers(sid: number): Promise<void> {
+  const leftovers = listSessionProcesses(sid);
+  if (leftovers.length === 0) return;
+  for (const pid of leftovers) signal(pid, "SIGKILL");
+  await untilGone(sid, leftovers);
+}
+
+/** Resolves once none of `killed` runs in session `sid` any more (SIGKILL is not instant), or after a bound. */
+async function untilGone(sid: number, killed: readonly number[]): Promise<void> {
   const deadline = Date.now() + KILL_WAIT_MS;
-  while (Date.now() < deadline && listSessionProcesses(sid).some((pid) => leftovers.includes(pid) && isRunning(pid))) {
+  while (Date.now() < deadline && listSessionProcesses(sid).some((pid) => killed.includes(pid) && isRunning(pid))) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -1,8 +1,8 @@
 // Failures an outside fault and security probe found (issue 14), each reproduced first.
 import { describe, expect, it } from "vitest";
-import { Session } from "../../src/index.js";
-import { spawnBash } from "../helpers/sessions.js";
-import { expectInvalidArgument } from "./support.js";
+import { Session, SessionManager } from "../../src/index.js";
+import { isAlive, spawnBash, trackManager } from "../helpers/sessions.js";
+import { expectInvalidArgument, sessionMembers } from "./support.js";
 
 describe("probe findings: durations past Node's timer limit", () => {
   it("a cell whose timeoutMs is 30 days runs to its end instead of timing out at once", async () => {
@@ -45,5 +45,39 @@ describe("probe findings: environment names and values", () => {
 
   it("an empty env name is refused", async () => {
     await expectInvalidArgument(() => Session.spawn({ env: { "": "1" } }), "env");
+  });
+});
+
+describe("probe findings: close() after the program ended first", () => {
+  for (const [how, end] of [
+    ["exited by its own `exit`", async (sh: Session) => void (await sh.run("exit"))],
+    ["was SIGKILLed", async (sh: Session) => {
+      const exited = new Promise((resolve) => sh.once("exit", resolve));
+      process.kill(sh.pid as number, "SIGKILL");
+      await exited;
+    }],
+  ] as const) {
+    it(`leaves no background job running when the shell ${how}`, async () => {
+      const sh = await spawnBash();
+      const sid = sh.pid as number;
+      const r = await sh.run("sleep 1000 & echo job=$!");
+      const job = Number(/job=(\d+)/.exec(r.output)?.[1]);
+      expect(isAlive(job)).toBe(true);
+      await end(sh);
+      expect(isAlive(job), "the job outlives its shell until close()").toBe(true);
+      await sh.close();
+      expect(isAlive(job)).toBe(false);
+      expect(sessionMembers(sid).map((entry) => entry.pid)).toEqual([]);
+    });
+  }
+
+  it("a SessionManager ends the jobs of a session whose shell exited, by closeAll() at the latest", async () => {
+    const mgr = trackManager(new SessionManager());
+    const sh = await mgr.create("w", { command: "bash", args: ["--norc", "--noprofile"] });
+    const r = await sh.run("sleep 1000 & echo job=$!");
+    const job = Number(/job=(\d+)/.exec(r.output)?.[1]);
+    await sh.run("exit");
+    await mgr.closeAll();
+    expect(isAlive(job)).toBe(false);
   });
 });
