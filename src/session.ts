@@ -93,6 +93,15 @@ const RETAINED_CELLS = 100;
 const INTERRUPT_GRACE_MS = 3_000;
 /** How often a Ctrl-C is sent again while the prompt does not come back. */
 const INTERRUPT_RESEND_MS = 250;
+/**
+ * After a Ctrl-C, how long the program must stay quiet (and be seen reading) before the next cell is
+ * typed: a Ctrl-C that reached a shell at its prompt makes it redraw, and keys typed meanwhile are lost.
+ */
+const INTERRUPT_SETTLE_MS = 20;
+/** The longest wait for that quiet: a program that keeps printing does not hold the next cell for ever. */
+const INTERRUPT_SETTLE_MAX_MS = 1_000;
+/** How long an interrupt watches a shell in the foreground come back to its prompt before taking it for a builtin to Ctrl-C. */
+const SHELL_PROMPT_WAIT_MS = 50;
 /** Terminal queries a program waits to have answered (cursor position, device attributes, colours). */
 const TERMINAL_QUERY = /\x1b\[[>=?]?[\d;]*[cn]|\x1b\][\d;]*\?/;
 /** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
@@ -163,6 +172,10 @@ export class Session extends EventEmitter<SessionEvents> {
   #idleNoise = false;
   /** A cell waiting for the prompt before it is written. */
   #held: CellRun | undefined;
+  /** When a Ctrl-C of an interrupt was last written, until the cell it stopped is released. */
+  #interruptSentAt: number | undefined;
+  /** While set, the program is still taking in an interrupt: the next cell is held (see INTERRUPT_SETTLE_MS). */
+  #settlingInterrupt: Promise<void> | undefined;
   #atLineStart = true;
   /** Holds of people who took the terminal over: agent cells are refused while any is held. */
   #humanHolds = 0;
@@ -411,17 +424,7 @@ export class Session extends EventEmitter<SessionEvents> {
     const frame = run?.frame;
     if (run === undefined || frame === undefined) {
       this.#atPrompt = true;
-      if (run !== undefined && this.#held === run) {
-        this.#held = undefined;
-        if (run.stopping === undefined && run.result === undefined) {
-          queueMicrotask(() => this.#write(run));
-        } else {
-          // Stopped or timed out before it was ever written.
-          const status = run.stopping ?? "timeout";
-          this.#settle(run, status, undefined, { exitCode: null, decidedBy: status === "timeout" ? "timeout" : "interrupt" });
-          this.#release(run);
-        }
-      }
+      if (run !== undefined && this.#held === run && this.#settlingInterrupt === undefined) this.#writeHeld(run);
       return;
     }
     this.#flush();
@@ -566,8 +569,8 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#armTimeout(run, run.options.timeoutMs);
     if (run.unlisten === undefined) this.#watchAbort(run);
     this.#emitEvent({ type: "fired", cellId: run.id, status: "running" });
-    if (!this.#atPrompt && this.#detector.tracksPrompt === true) {
-      // A command typed outside any cell still runs: its prompt comes first.
+    if ((!this.#atPrompt && this.#detector.tracksPrompt === true) || this.#settlingInterrupt !== undefined) {
+      // A command typed outside any cell still runs: its prompt comes first. Or an interrupt is still being taken in.
       this.#held = run;
       run.frame = undefined;
       return;
@@ -644,8 +647,12 @@ export class Session extends EventEmitter<SessionEvents> {
     run.timer?.clear();
     run.timer = undefined;
     const sequence = this.#detector.interruptSequence?.() ?? "\x03";
-    this.#pty?.write(sequence);
-    const resend = sequence === "\x03" ? setInterval(() => this.#pty?.write("\x03"), INTERRUPT_RESEND_MS) : undefined;
+    if (sequence === "\x03") await this.#interruptShellJob(run);
+    else {
+      this.#interruptSentAt = performance.now();
+      this.#pty?.write(sequence);
+    }
+    const resend = sequence === "\x03" ? setInterval(() => void this.#interruptShellJob(run), INTERRUPT_RESEND_MS) : undefined;
     let giveUp: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<void>((resolve) => {
       giveUp = setTimeout(resolve, INTERRUPT_GRACE_MS);
@@ -742,9 +749,55 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   /** The lock is free: the next queued cell starts (after the current chunk is handled). */
+  /** Writes a cell that waited for the prompt (or for an interrupt to settle), or settles it if it was stopped meanwhile. */
+  #writeHeld(run: CellRun): void {
+    this.#held = undefined;
+    if (run.stopping === undefined && run.result === undefined) {
+      queueMicrotask(() => this.#write(run));
+    } else {
+      // Stopped or timed out before it was ever written.
+      const status = run.stopping ?? "timeout";
+      this.#settle(run, status, undefined, { exitCode: null, decidedBy: status === "timeout" ? "timeout" : "interrupt" });
+      this.#release(run);
+    }
+  }
+
+  /**
+   * Holds the next cell until the program has taken in the interrupt's Ctrl-C: quiet for a moment
+   * since both the Ctrl-C and its last output, and reading the terminal where that can be told.
+   */
+  #settleInterrupt(sentAt: number): void {
+    const clear = this.#detector.clearLineSequence?.();
+    if (clear !== undefined && !this.#exited) {
+      this.#pty?.write(clear);
+      sentAt = performance.now();
+    }
+    const settling = (async () => {
+      const deadline = performance.now() + INTERRUPT_SETTLE_MAX_MS;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, INTERRUPT_SETTLE_MS));
+        const now = performance.now();
+        if (now >= deadline || this.#exited || this.#closing !== undefined) return;
+        if (now - Math.max(this.#lastOutputAt, sentAt) >= INTERRUPT_SETTLE_MS && this.#waitingForInput() !== false) return;
+      }
+    })();
+    this.#settlingInterrupt = settling;
+    void settling.then(() => {
+      if (this.#settlingInterrupt !== settling) return;
+      this.#settlingInterrupt = undefined;
+      const held = this.#held;
+      if (held === undefined || this.#lock !== held) return;
+      if (this.#atPrompt || this.#detector.tracksPrompt !== true) this.#writeHeld(held);
+    });
+  }
+
   #release(run: CellRun): void {
     if (this.#lock !== run) return;
     this.#lock = undefined;
+    if (this.#interruptSentAt !== undefined) {
+      this.#settleInterrupt(this.#interruptSentAt);
+      this.#interruptSentAt = undefined;
+    }
     this.#stopInputChecks();
     this.#echo = undefined;
     this.#liveGate = false;
@@ -783,6 +836,41 @@ export class Session extends EventEmitter<SessionEvents> {
     if (quietMs < INPUT_QUIET_MS) return;
     const blocked = this.#waitingForInput() ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
     if (blocked) this.#settle(run, "awaiting_input", run.frame, { exitCode: null, decidedBy: "input" });
+  }
+
+  /**
+   * Ctrl-C for the cell's command. The terminal turns a written Ctrl-C into SIGINT only a moment later,
+   * for whichever process group is in the foreground by then: a command ending at that moment leaves it
+   * to the shell at its prompt, where it eats the start of the next cell. So under a shell with marks
+   * (Linux), a job in the foreground gets SIGINT itself, and the shell only when it runs the command
+   * itself (a builtin loop), not when it is back at its prompt.
+   */
+  async #interruptShellJob(run: CellRun): Promise<void> {
+    const pid = this.#pty?.pid;
+    if (pid === undefined || this.#detector.markPrefix === undefined || !isLinuxProcAvailable()) {
+      this.#interruptSentAt = performance.now();
+      this.#pty?.write("\x03");
+      return;
+    }
+    const deadline = performance.now() + SHELL_PROMPT_WAIT_MS;
+    for (;;) {
+      if (this.#lock !== run || this.#exited) return;
+      const foreground = readForeground(pid);
+      if (foreground !== undefined && foreground.pgid !== pid) {
+        try {
+          process.kill(-foreground.pgid, "SIGINT");
+        } catch {
+          // The job ended meanwhile: its prompt is on its way.
+        }
+        return;
+      }
+      // The shell itself: back at its prompt (nothing to interrupt), or running a builtin.
+      if (foreground?.blockedOnTerminal === true) return;
+      if (performance.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    this.#interruptSentAt = performance.now();
+    this.#pty?.write("\x03");
   }
 
   #waitingForInput(): boolean | undefined {

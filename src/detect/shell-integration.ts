@@ -265,6 +265,10 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#io = io;
   }
 
+  clearLineSequence(): string {
+    return this.#clear;
+  }
+
   encode(code: string): string {
     this.#codeLines = code.includes("\n")
       ? code

@@ -92,6 +92,12 @@ export interface FrameDetector {
   attach?(io: DetectorIo): void;
   /** The bytes `interrupt()` writes. Default: Ctrl-C ("\x03"). */
   interruptSequence?(): string;
+  /**
+   * Bytes that drop whatever is on the program's input line without submitting it. Written after an
+   * interrupt: a line editor that caught the Ctrl-C at its prompt acts on it only when it reads a key,
+   * and would otherwise eat the start of the next cell.
+   */
+  clearLineSequence?(): string;
   /** OSC bodies starting with this prefix are fed as `{ mark }` events. */
   readonly markPrefix?: string;
   /** True when the detector removes echo itself (via `{ echo }` / `{ output }`), so the session's generic echo filter stays off. */
