@@ -36,13 +36,26 @@ export function formatEntry(entry: WatchEntry, color: boolean): string {
   }
 }
 
-/** Keeps the last `capacity` entries and tells listeners about new ones. */
+/** Longest line the view keeps; the rest of a longer line is counted, not kept. */
+export const MAX_LINE_CHARS = 4096;
+
+/**
+ * Keeps the last `capacity` entries and tells listeners about new ones.
+ * Memory stays bounded whatever a program prints: a line is kept up to
+ * {@link MAX_LINE_CHARS} (an unfinished one too), and a run of identical
+ * lines holds at most the repeats that could still turn out not to be noise.
+ */
 export class WatchLog {
   readonly #capacity: number;
-  readonly #entries: WatchEntry[] = [];
+  #entries: WatchEntry[] = [];
   readonly #listeners = new Set<(entry: WatchEntry) => void>();
   #partial = "";
-  #run: string[] = [];
+  /** Characters of the unfinished line past MAX_LINE_CHARS, left out. */
+  #partialOmitted = 0;
+  /** The first line of the current run of identical lines (trimmed), and its repeats while they may still show. */
+  #runKey: string | undefined;
+  #repeats: string[] = [];
+  #runLength = 0;
 
   constructor(capacity = 5000) {
     this.#capacity = capacity;
@@ -50,9 +63,13 @@ export class WatchLog {
 
   /** Feeds clean terminal text (any chunking). */
   pushText(chunk: string): void {
-    const lines = (this.#partial + chunk).split("\n");
-    this.#partial = lines.pop() ?? "";
-    for (const raw of lines) this.#line(raw);
+    let start = 0;
+    for (let end = chunk.indexOf("\n"); end >= 0; end = chunk.indexOf("\n", start)) {
+      this.#appendPartial(chunk, start, end);
+      this.#line(this.#takePartial());
+      start = end + 1;
+    }
+    this.#appendPartial(chunk, start, chunk.length);
   }
 
   /** Adds a marker; it also ends any pending run of identical lines. */
@@ -63,7 +80,7 @@ export class WatchLog {
 
   /** The last `n` entries. */
   tail(n: number): WatchEntry[] {
-    return this.#entries.slice(-n);
+    return this.#entries.slice(-Math.min(n, this.#capacity));
   }
 
   /** Calls `listener` for every entry from now on; returns the unsubscribe function. */
@@ -74,35 +91,60 @@ export class WatchLog {
 
   /** Flushes what is pending (at the end of the session). */
   flush(): void {
-    if (this.#partial) this.#line(this.#partial);
-    this.#partial = "";
+    if (this.#partial !== "" || this.#partialOmitted > 0) this.#line(this.#takePartial());
     this.#flushRun();
+  }
+
+  #appendPartial(chunk: string, start: number, end: number): void {
+    const room = MAX_LINE_CHARS - this.#partial.length;
+    const length = end - start;
+    if (length <= room) {
+      if (length > 0) this.#partial += chunk.slice(start, end);
+      return;
+    }
+    if (room > 0) this.#partial += chunk.slice(start, start + room);
+    this.#partialOmitted += length - Math.max(room, 0);
+  }
+
+  #takePartial(): string {
+    const line = this.#partialOmitted > 0 ? `${this.#partial} [… ${this.#partialOmitted} characters omitted …]` : this.#partial;
+    this.#partial = "";
+    this.#partialOmitted = 0;
+    return line;
   }
 
   #line(raw: string): void {
     const text = raw.replace(/\r/g, "").trimEnd();
     const trimmed = text.trim();
     if (!trimmed || trimmed === "..." || trimmed.startsWith("... ")) return;
-    if (this.#run.length > 0 && this.#run[0]?.trim() === trimmed) {
-      this.#run.push(text);
+    if (this.#runKey === trimmed) {
+      this.#runLength++;
+      // From NOISE_RUN on the run is noise and its repeats never show: stop holding them.
+      if (this.#runLength < NOISE_RUN) this.#repeats.push(text);
+      else this.#repeats = [];
       return;
     }
     this.#flushRun();
     // The first line of a run shows at once; its repeats wait to see whether they are noise.
-    this.#run = [text];
+    this.#runKey = trimmed;
+    this.#runLength = 1;
     this.#add({ kind: "text", text });
   }
 
   #flushRun(): void {
-    const run = this.#run;
-    this.#run = [];
-    if (run.length >= NOISE_RUN) return;
-    for (const text of run.slice(1)) this.#add({ kind: "text", text });
+    const repeats = this.#repeats;
+    const noise = this.#runLength >= NOISE_RUN;
+    this.#runKey = undefined;
+    this.#repeats = [];
+    this.#runLength = 0;
+    if (noise) return;
+    for (const text of repeats) this.#add({ kind: "text", text });
   }
 
   #add(entry: WatchEntry): void {
     this.#entries.push(entry);
-    if (this.#entries.length > this.#capacity) this.#entries.splice(0, this.#entries.length - this.#capacity);
+    // Trimmed in batches: dropping the oldest entry one at a time costs a copy of the whole log per line.
+    if (this.#entries.length >= this.#capacity * 2) this.#entries = this.#entries.slice(-this.#capacity);
     for (const listener of this.#listeners) listener(entry);
   }
 }

@@ -4,7 +4,7 @@ import { planCommand, splitWords } from "../../src/cli/command-line.js";
 import { replyWithoutSessions } from "../../src/cli/messages.js";
 import { isValidSessionName, LineSplitter } from "../../src/cli/protocol.js";
 import { pyJson, pyRepr, pyTimestamp } from "../../src/cli/protocol.js";
-import { formatEntry, WatchLog, type WatchEntry } from "../../src/cli/watch-log.js";
+import { formatEntry, MAX_LINE_CHARS, WatchLog, type WatchEntry } from "../../src/cli/watch-log.js";
 
 const ctx = (env: NodeJS.ProcessEnv = {}, cwd = "/work"): ArgContext => ({
   env,
@@ -171,6 +171,27 @@ describe("the watch view", () => {
     log.pushText("e\n");
     expect(seen).toEqual(["a", "b", "c", "d"]);
     expect(texts(log.tail(10))).toEqual(["c", "d", "e"]);
+  });
+
+  it("holds a bounded amount whatever is printed: a 50 MB line, a flood of identical lines", () => {
+    const log = new WatchLog();
+    const chunk = "x".repeat(1 << 20);
+    for (let i = 0; i < 50; i++) log.pushText(chunk);
+    log.pushText("\n");
+    const [line] = texts(log.tail(1));
+    expect(line?.length).toBeLessThan(MAX_LINE_CHARS + 100);
+    expect(line).toContain(`[… ${50 * (1 << 20) - MAX_LINE_CHARS} characters omitted …]`);
+    const repeats = "y\n".repeat(1 << 20);
+    for (let i = 0; i < 20; i++) log.pushText(repeats);
+    log.pushText("done\n");
+    // The run of 20 M identical lines is noise: its first line shows, then what follows it.
+    expect(texts(log.tail(2))).toEqual(["y", "done"]);
+  });
+
+  it("keeps the tail's bound while trimming in batches", () => {
+    const log = new WatchLog(10);
+    for (let i = 0; i < 35; i++) log.pushText(`line ${i}\n`);
+    expect(texts(log.tail(100))).toEqual(Array.from({ length: 10 }, (_, i) => `line ${25 + i}`));
   });
 
   it("colors markers only when asked", () => {
