@@ -142,6 +142,10 @@ function renderError(outcome: ToolErrorOutcome): string {
       return `Error: ${message}. Start a new session with terminal_open.`;
     case "ERR_INVALID_ARGUMENT":
       return `Error: ${message}. Fix the input and call ${outcome.tool} again.`;
+    case "ERR_UNKNOWN_CELL":
+      return outcome.tool === "terminal_wait"
+        ? `Nothing to wait for: no cell has run in session ${s} yet. Run one with terminal_run.`
+        : `Error: ${message}.`;
     default:
       return `Error (${outcome.code}) in ${outcome.tool}: ${message}.`;
   }

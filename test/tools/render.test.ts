@@ -159,6 +159,12 @@ describe("renderOutcome: errors and the rest", () => {
     expect(text).toContain("timed out and may still be running");
   });
 
+  test("waiting on a session that has run nothing says to run something", () => {
+    expect(renderOutcome({ kind: "error", tool: "terminal_wait", code: "ERR_UNKNOWN_CELL", message: "x", session: "w" })).toBe(
+      'Nothing to wait for: no cell has run in session "w" yet. Run one with terminal_run.',
+    );
+  });
+
   test("a refused cell gives the policy's reason as a sentence", () => {
     expect(renderOutcome({ kind: "error", tool: "terminal_run", code: "ERR_REFUSED", message: "rm is not allowed", session: "w" })).toBe(
       "Refused: rm is not allowed. Nothing was run. Do something else, or ask the user.",
