@@ -186,7 +186,10 @@ export function pidAlive(pid: number): boolean {
 export function daemonAlive(pid: number): boolean {
   if (!pidAlive(pid)) return false;
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("daemon");
+    // Our daemon runs as `node …/cli/daemon.js`; a mere "daemon" in the command line (dbus-daemon) is another program.
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .some((arg) => /(^|\/)daemon\.[cm]?[jt]s$/.test(arg));
   } catch {
     return true;
   }

@@ -846,10 +846,17 @@ export class Backend {
     if (slot === "none") return conn.end(errReply(NO_SESSION_FOUND));
     if (slot === null) return conn.end(errReply(this.#noSession(req.session ?? "")));
     const sh = slot.sh;
+    if (req.cols > 0 && req.rows > 0) {
+      // Checked before the session counts as attached: a refused size must not leave it held.
+      try {
+        sh.resize(req.cols, req.rows);
+      } catch (error) {
+        return conn.end(errReply(error instanceof Error ? error.message : String(error)));
+      }
+    }
     slot.attached++;
     const holderId = `k-attach-${++attachCounter}`;
     slot.entry.take(holderId, "k attach");
-    if (req.cols > 0 && req.rows > 0) sh.resize(req.cols, req.rows);
     conn.send({ ok: true, exit: 0, stdout: `[attached to ${slot.name}; Ctrl-] detaches]\r\n` });
     conn.send({ data: `\x1b[H\x1b[2J${sh.screen().replace(/\n/g, "\r\n")}` });
     const onData = (data: string): void => {

@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -88,6 +89,31 @@ describe("the session daemon", () => {
     writeFileSync(join(box.home, "daemon.lock"), `${process.pid}\n`);
     expect((await box.k("new", "reused")).stdout).toBe("OK reused\n");
     expect(box.daemonPid()).not.toBe(process.pid);
+  });
+
+  it("treats a lock naming another program with 'daemon' in its command line (dbus-daemon) as stale", async () => {
+    const box = sandbox();
+    mkdirSync(box.home, { mode: 0o700 });
+    const other = spawn("bash", ["-c", "exec -a fake-dbus-daemon sleep 60"], { stdio: "ignore" });
+    try {
+      await waitFor(() => readFileSync(`/proc/${other.pid}/cmdline`, "utf8").startsWith("fake-dbus-daemon"));
+      writeFileSync(join(box.home, "daemon.lock"), `${other.pid}\n`);
+      const started = Date.now();
+      expect((await box.k("new", "reused")).stdout).toBe("OK reused\n");
+      expect(Date.now() - started, "k new waited on a lock held by another program").toBeLessThan(10_000);
+      expect(box.daemonPid()).not.toBe(other.pid);
+    } finally {
+      other.kill("SIGKILL");
+    }
+  });
+
+  it("an attach with a size the library refuses says why and leaves the session free for cells", async () => {
+    const box = sandbox();
+    await box.k("new", "s");
+    const reply = JSON.parse((await raw(box, { v: 1, op: "attach", session: "s", cols: 20000, rows: 40 })).split("\n")[0] as string);
+    expect(reply).toMatchObject({ ok: false, stdout: expect.stringMatching(/^ERR .*cols.*10000/) });
+    const ran = await box.k("run", "s", "echo still-free");
+    expect(ran.stdout).toContain("still-free");
   });
 
   it("gives clear errors when it cannot start", async () => {
