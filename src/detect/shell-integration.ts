@@ -43,7 +43,7 @@ export function integratedShell(command: string): (typeof INTEGRATED_SHELLS)[num
 
 /**
  * Frame detection by the shell's own hooks. The shell is started with an
- * init file of ours (bash `--rcfile`, zsh `ZDOTDIR`, fish `--init-command`)
+ * private init file of ours (bash `--rcfile`, zsh `ZDOTDIR`, fish `--init-command source`)
  * that still loads the user's own configuration, and prints invisible OSC
  * marks carrying a per-session secret: output starts (before each command),
  * exit status and working directory (when the prompt is drawn), prompt
@@ -95,9 +95,10 @@ class ShellIntegrationDetector implements FrameDetector {
       );
     }
     this.#shell = shell;
-    // fish takes its init commands as an argument; the others read files of ours.
-    if (shell === "fish") return this.#setupFish(plan);
+    // Every shell reads the marks (and so the secret) from a private file of ours, never from its
+    // command line, which any process can read.
     this.#tempDir = mkdtempSync(join(tmpdir(), "agent-tty-"));
+    if (shell === "fish") return this.#setupFish(plan, this.#tempDir);
     if (shell === "bash") return this.#setupBash(plan, this.#tempDir);
     if (shell === "zsh") return this.#setupZsh(plan, this.#tempDir);
     return this.#setupPosix(plan, this.#tempDir);
@@ -226,7 +227,7 @@ class ShellIntegrationDetector implements FrameDetector {
     return { ...plan, args, env: { ...plan.env, ZDOTDIR: dir } };
   }
 
-  #setupFish(plan: SpawnPlan): SpawnPlan {
+  #setupFish(plan: SpawnPlan, dir: string): SpawnPlan {
     this.#clear = FISH_CLEAR;
     const prefix = this.markPrefix;
     const init = [
@@ -258,7 +259,9 @@ class ShellIntegrationDetector implements FrameDetector {
       `function fish_right_prompt; end`,
       `set -g fish_greeting ''`,
     ].join("\n");
-    return { ...plan, args: ["--init-command", init, ...plan.args] };
+    const initFile = join(dir, "init.fish");
+    writeFileSync(initFile, init, { mode: 0o600 });
+    return { ...plan, args: ["--init-command", `source '${initFile}'`, ...plan.args] };
   }
 
   attach(io: DetectorIo): void {

@@ -1,7 +1,10 @@
 // Failures an outside fault and security probe found (issue 14), each reproduced first.
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { Session, SessionManager } from "../../src/index.js";
-import { isAlive, spawnBash, trackManager } from "../helpers/sessions.js";
+import { isAlive, spawnBash, spawnSession, trackManager } from "../helpers/sessions.js";
 import { expectInvalidArgument, sessionMembers } from "./support.js";
 
 describe("probe findings: durations past Node's timer limit", () => {
@@ -79,5 +82,29 @@ describe("probe findings: close() after the program ended first", () => {
     await sh.run("exit");
     await mgr.closeAll();
     expect(isAlive(job)).toBe(false);
+  });
+});
+
+describe("probe findings: the frame secret", () => {
+  it("fish's secret is on no process's command line or environment", async () => {
+    // fish fills HOME with generated completions in the background: give it one of its own.
+    const home = mkdtempSync(join(tmpdir(), "agent-tty-fish-home-"));
+    onTestFinished(() => rmSync(home, { recursive: true, force: true, maxRetries: 10 }));
+    const sh = await spawnSession({ command: "fish", env: { HOME: home } });
+    const secret = /\x1b\]6973;([0-9a-f]+);/.exec((await sh.run("echo hi")).raw)?.[1];
+    expect(secret, "the mark carries a secret").toMatch(/^[0-9a-f]{16,}$/);
+    const seenIn: string[] = [];
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      for (const file of ["cmdline", "environ"]) {
+        try {
+          if (readFileSync(`/proc/${entry}/${file}`, "latin1").includes(secret as string)) seenIn.push(`${entry}/${file}`);
+        } catch {
+          // gone, or not ours to read
+        }
+      }
+    }
+    expect(seenIn).toEqual([]);
+    expect((await sh.run("echo still-framed")).output).toBe("still-framed");
   });
 });
