@@ -1,5 +1,5 @@
 import { describeValue, invalidArgument } from "./errors.js";
-import { MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject } from "./validate.js";
+import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject } from "./validate.js";
 import { MAX_TIMER_MS } from "./internal/long-timeout.js";
 import type { FrameDetector } from "./detect/types.js";
 
@@ -23,11 +23,12 @@ export interface SessionOptions {
    */
   readonly extendEnv?: boolean;
   /**
-   * Terminal width; wide so long lines do not wrap.
+   * Terminal width; wide so long lines do not wrap. At most 10000, and
+   * `cols × rows` at most 1000000 (the emulator keeps every cell).
    * @default 200
    */
   readonly cols?: number;
-  /** @default 50 */
+  /** Terminal height; see `cols` for the limits. @default 50 */
   readonly rows?: number;
   /** `[A-Za-z0-9_.-]+`, not only dots, never `..`. Shown in errors and events. @default the command's name */
   readonly name?: string;
@@ -181,14 +182,17 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
   const name = given["name"] ?? defaultName(command);
   assertSessionName(name);
   const hardenEnv = optionalBoolean(given["hardenEnv"], "hardenEnv") ?? SESSION_DEFAULTS.hardenEnv;
+  const cols = optionalPositive(given["cols"], "cols", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.cols;
+  const rows = optionalPositive(given["rows"], "rows", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.rows;
+  assertTerminalArea(cols, rows);
   return {
     command,
     args: [...(args as string[])],
     cwd: optionalString(given["cwd"], "cwd") ?? process.cwd(),
     env: env as Record<string, string | undefined>,
     extendEnv: optionalBoolean(given["extendEnv"], "extendEnv") ?? true,
-    cols: optionalPositive(given["cols"], "cols", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.cols,
-    rows: optionalPositive(given["rows"], "rows", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.rows,
+    cols,
+    rows,
     name,
     label: optionalString(given["label"], "label"),
     description: optionalString(given["description"], "description"),

@@ -12,7 +12,7 @@ import { cellId } from "./internal/cell-id.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
 import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
-import { MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive } from "./validate.js";
+import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive } from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
 import { isLinuxProcAvailable, listSessionProcesses, readForeground } from "./pty/proc-state.js";
@@ -1029,6 +1029,7 @@ export class Session extends EventEmitter<SessionEvents> {
   resize(cols: number, rows: number): void {
     requiredPositive(cols, "cols", { integer: true, max: MAX_TERMINAL_SIDE });
     requiredPositive(rows, "rows", { integer: true, max: MAX_TERMINAL_SIDE });
+    assertTerminalArea(cols, rows);
     this.#assertOpen();
     this.#pty?.resize(cols, rows);
     // Output so far was drawn at the old size: the emulator takes it in before it resizes.

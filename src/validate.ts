@@ -59,3 +59,15 @@ export function optionalSignal(value: unknown, what = "signal"): AbortSignal | u
 
 /** Largest terminal side accepted (the emulator's limit). */
 export const MAX_TERMINAL_SIDE = 10_000;
+
+/** Most cells (`cols × rows`) a terminal may have: the emulator allocates every one (10000×10000 took 1.2 GB). */
+export const MAX_TERMINAL_CELLS = 1_000_000;
+
+/** Checks that a terminal of `cols × rows` stays within {@link MAX_TERMINAL_CELLS}. */
+export function assertTerminalArea(cols: number, rows: number): void {
+  if (cols * rows > MAX_TERMINAL_CELLS) {
+    throw invalidArgument(
+      `Expected \`cols\` × \`rows\` to be at most ${MAX_TERMINAL_CELLS} cells, got ${cols} × ${rows} = ${cols * rows}; a terminal that large costs memory for every cell`,
+    );
+  }
+}

@@ -108,3 +108,22 @@ describe("probe findings: the frame secret", () => {
     expect((await sh.run("echo still-framed")).output).toBe("still-framed");
   });
 });
+
+describe("probe findings: terminal size", () => {
+  it("resize() past a million cells is refused, and the largest allowed size keeps screen() small", async () => {
+    const sh = await spawnBash();
+    expect(() => sh.resize(10_000, 10_000)).toThrow(/at most 1000000 cells/);
+    expect(() => sh.resize(10_000, 101)).toThrow(/cols.*rows/);
+    expect(sh.cols).toBe(200);
+    const before = process.memoryUsage().rss;
+    sh.resize(10_000, 100);
+    const screen = sh.screen();
+    expect(screen).toContain("#");
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 2 ** 20);
+    expect((await sh.run("echo fits")).output).toBe("fits");
+  });
+
+  it("Session.spawn with more than a million cells is refused before anything starts", async () => {
+    await expectInvalidArgument(() => Session.spawn({ cols: 5_000, rows: 5_000 }), "cols", "rows");
+  });
+});
