@@ -124,7 +124,8 @@ export async function runDaemon(paths: DaemonPaths = daemonPaths()): Promise<num
   const finished = new Promise<number>((r) => {
     finish = r;
   });
-  const backend = new Backend({ version: packageVersion(), onShutdown: () => stop("stop requested") });
+  const idleMs = Number(process.env["AGENT_TTY_DAEMON_IDLE_MS"]) || DEFAULT_IDLE_MS;
+  const backend = new Backend({ version: packageVersion(), onShutdown: () => stop("stop requested"), firstRequestMs: Math.min(idleMs, 30_000) });
   const server = createServer((socket) => backend.accept(socket));
 
   const stop = (why: string): Promise<void> => {
@@ -149,7 +150,6 @@ export async function runDaemon(paths: DaemonPaths = daemonPaths()): Promise<num
     return stopping;
   };
 
-  const idleMs = Number(process.env["AGENT_TTY_DAEMON_IDLE_MS"]) || DEFAULT_IDLE_MS;
   const idleTimer = setInterval(() => {
     if (backend.idleMs >= idleMs) void stop(`idle for ${Math.round(idleMs / 1000)} s`);
   }, Math.min(idleMs, 30_000));

@@ -210,16 +210,48 @@ export function closeQuietly(fd: number): void {
 }
 
 /**
- * Splits a byte stream into lines; `push` returns the complete ones. Used on
- * both ends of the socket.
+ * Splits a stream into newline-ended lines (empty lines dropped). A line
+ * longer than `maxLineChars` is not assembled: `push` throws
+ * {@link LineTooLongError} once the pending part passes it.
  */
 export class LineSplitter {
-  #rest = "";
+  readonly #maxLineChars: number;
+  /** The unfinished line, in pieces: joined only when its newline comes (no copy per chunk). */
+  #pending: string[] = [];
+  #pendingChars = 0;
+
+  constructor(maxLineChars = Infinity) {
+    this.#maxLineChars = maxLineChars;
+  }
+
   push(chunk: string): string[] {
-    const text = this.#rest + chunk;
-    const lines = text.split("\n");
-    this.#rest = lines.pop() ?? "";
-    return lines.filter((line) => line.length > 0);
+    const lines: string[] = [];
+    let start = 0;
+    for (let end = chunk.indexOf("\n"); end >= 0; end = chunk.indexOf("\n", start)) {
+      this.#add(chunk, start, end);
+      const line = this.#pending.length === 1 ? (this.#pending[0] as string) : this.#pending.join("");
+      this.#pending = [];
+      this.#pendingChars = 0;
+      if (line.length > 0) lines.push(line);
+      start = end + 1;
+    }
+    this.#add(chunk, start, chunk.length);
+    return lines;
+  }
+
+  #add(chunk: string, start: number, end: number): void {
+    if (end <= start) return;
+    this.#pendingChars += end - start;
+    if (this.#pendingChars > this.#maxLineChars) throw new LineTooLongError(this.#maxLineChars);
+    this.#pending.push(start === 0 && end === chunk.length ? chunk : chunk.slice(start, end));
+  }
+}
+
+/** A protocol line longer than its reader accepts. */
+export class LineTooLongError extends Error {
+  constructor(readonly maxLineChars: number) {
+    super(`request line longer than ${maxLineChars} characters`);
+    this.name = "LineTooLongError";
   }
 }
 

@@ -22,6 +22,7 @@ import { cellErrorReply, errReply, jsonReply, NO_SESSION_FOUND, noSession, reply
 import {
   CELL_ID,
   LineSplitter,
+  LineTooLongError,
   PROTOCOL_VERSION,
   pyJson,
   pyRepr,
@@ -53,6 +54,8 @@ type KmEvent = { [key: string]: string };
 const RESULT_CAPACITY = 100;
 const DEFAULT_COLS = 200;
 const DEFAULT_ROWS = 50;
+/** Longest request line a client may send (a cell's code rides in it). */
+const MAX_REQUEST_LINE_CHARS = 16 << 20;
 /** How long `k new` waits for the first prompt before answering "OK" (the session goes on starting). */
 const NEW_GRACE_MS = 100;
 /** How long a session may take to show its first prompt (`k new` answered before; a heavy rc file on a loaded machine is slow). */
@@ -207,13 +210,16 @@ export class Backend {
   /** Why a session that was answered "OK" while starting did not start after all. */
   readonly #failed = new Map<string, string>();
   readonly #newGraceMs: number;
+  /** How long a new connection has to send its whole first request line. */
+  readonly #firstRequestMs: number;
   readonly #version: string;
   readonly #onShutdown: () => Promise<void>;
   #connections = 0;
   #lastActivity = Date.now();
 
-  constructor(options: { version: string; onShutdown: () => Promise<void>; newGraceMs?: number }) {
+  constructor(options: { version: string; onShutdown: () => Promise<void>; newGraceMs?: number; firstRequestMs?: number }) {
     this.#version = options.version;
+    this.#firstRequestMs = options.firstRequestMs ?? 30_000;
     this.#onShutdown = options.onShutdown;
     this.#newGraceMs = options.newGraceMs ?? NEW_GRACE_MS;
   }
@@ -237,11 +243,26 @@ export class Backend {
       this.#connections--;
       this.#lastActivity = Date.now();
     });
-    const splitter = new LineSplitter();
+    const splitter = new LineSplitter(MAX_REQUEST_LINE_CHARS);
     let started = false;
     socket.setEncoding("utf8");
+    // A client that connects and never finishes its request (half-open) is dropped, so it cannot hold
+    // the daemon from its idle exit; after the request, long silences are normal (watch, attach).
+    socket.setTimeout(this.#firstRequestMs, () => {
+      if (!started) socket.destroy();
+    });
     socket.on("data", (chunk: string) => {
-      for (const line of splitter.push(chunk)) {
+      let lines: string[];
+      try {
+        lines = splitter.push(chunk);
+      } catch (error) {
+        if (!(error instanceof LineTooLongError)) throw error;
+        conn.end(errReply(`${error.message}; nothing was run`));
+        socket.destroySoon();
+        socket.pause();
+        return;
+      }
+      for (const line of lines) {
         let value: unknown;
         try {
           value = JSON.parse(line);
@@ -251,6 +272,7 @@ export class Backend {
         }
         if (!started) {
           started = true;
+          socket.setTimeout(0);
           this.#dispatch(conn, value as Request & { v?: number }).catch((error: unknown) => {
             console.error(`${new Date().toISOString()} request failed:`, error);
             conn.end(errReply(`internal error: ${message(error)}`));

@@ -1,7 +1,9 @@
 // The daemon's memory stays bounded whatever a cell prints (issue 14, item 0).
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { CliSandbox } from "./helpers.js";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { alive, CliSandbox, waitFor } from "./helpers.js";
 
 const boxes: CliSandbox[] = [];
 afterEach(async () => {
@@ -35,3 +37,49 @@ describe("daemon memory under floods", () => {
     });
   }
 });
+
+describe("daemon input limits", () => {
+  it("a 100 MB request line is refused with a reason, without the daemon's memory following it", { timeout: 60_000 }, async () => {
+    const box = new CliSandbox();
+    boxes.push(box);
+    expect((await box.k("new", "s")).code).toBe(0);
+    const pid = box.daemonPid() as number;
+    const before = memoryMb(pid);
+    const reply = await new Promise<string>((resolve) => {
+      const socket = connect(join(box.home, "daemon.sock"));
+      let data = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (d: string) => (data += d));
+      socket.on("close", () => resolve(data));
+      socket.on("error", () => undefined);
+      const piece = "x".repeat(1 << 20);
+      let sent = 0;
+      const more = (): void => {
+        while (sent < 100 && !socket.destroyed) {
+          sent++;
+          if (!socket.write(piece)) return void socket.once("drain", more);
+        }
+      };
+      more();
+    });
+    expect(reply).toMatch(/request line longer than/);
+    const after = memoryMb(pid);
+    console.log(`daemon memory, 100 MB request line: ${before.now.toFixed(0)} MB before, ${after.peak.toFixed(0)} MB peak`);
+    expect(after.peak - before.now).toBeLessThan(100);
+    expect((await box.k("run", "s", "echo alive")).stdout).toContain("alive");
+  });
+
+  it("a connection that never finishes its request is dropped, and the daemon still exits when idle", { timeout: 60_000 }, async () => {
+    const box = new CliSandbox({ AGENT_TTY_DAEMON_IDLE_MS: "1500" });
+    boxes.push(box);
+    expect((await box.k("ls")).code).toBe(0);
+    const pid = box.daemonPid() as number;
+    const socket = connect(join(box.home, "daemon.sock"));
+    socket.on("error", () => undefined);
+    socket.write('{"v": 1, "op": "ls"');
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    await closed;
+    await waitFor(() => !alive(pid), 20_000);
+  });
+});
+

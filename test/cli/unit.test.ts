@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseArgs, type ArgContext } from "../../src/cli/args.js";
 import { planCommand, splitWords } from "../../src/cli/command-line.js";
 import { replyWithoutSessions } from "../../src/cli/messages.js";
-import { isValidSessionName, LineSplitter } from "../../src/cli/protocol.js";
+import { isValidSessionName, LineSplitter, LineTooLongError } from "../../src/cli/protocol.js";
 import { pyJson, pyRepr, pyTimestamp } from "../../src/cli/protocol.js";
 import { formatEntry, MAX_LINE_CHARS, WatchLog, type WatchEntry } from "../../src/cli/watch-log.js";
 
@@ -219,5 +219,19 @@ describe("LineSplitter", () => {
     const s = new LineSplitter();
     expect(s.push('{"a":1}\n{"b"')).toEqual(['{"a":1}']);
     expect(s.push(":2}\n\n")).toEqual(['{"b":2}']);
+  });
+
+  it("joins a line sent in many pieces once its newline comes", () => {
+    const s = new LineSplitter();
+    for (const piece of ["ab", "cd", "ef"]) expect(s.push(piece)).toEqual([]);
+    expect(s.push("g\nh")).toEqual(["abcdefg"]);
+    expect(s.push("\n")).toEqual(["h"]);
+  });
+
+  it("throws LineTooLongError once an unfinished line passes its limit, whatever the pieces", () => {
+    const s = new LineSplitter(10);
+    expect(s.push("0123456789\n")).toEqual(["0123456789"]);
+    expect(s.push("01234")).toEqual([]);
+    expect(() => s.push("567890")).toThrow(LineTooLongError);
   });
 });
