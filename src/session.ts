@@ -16,6 +16,7 @@ import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositiv
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
 import { isLinuxProcAvailable, listSessionProcesses, readForeground } from "./pty/proc-state.js";
+import { afterLastQuery, QueryAnswers, TERMINAL_QUERY } from "./pty/query-answers.js";
 import { terminalIsRaw } from "./pty/termios.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
 import { EchoFilter } from "./terminal/echo-filter.js";
@@ -102,8 +103,6 @@ const INTERRUPT_SETTLE_MS = 20;
 const INTERRUPT_SETTLE_MAX_MS = 1_000;
 /** How long an interrupt watches a shell in the foreground come back to its prompt before taking it for a builtin to Ctrl-C. */
 const SHELL_PROMPT_WAIT_MS = 50;
-/** Terminal queries a program waits to have answered (cursor position, device attributes, colours). */
-const TERMINAL_QUERY = /\x1b\[[>=?]?[\d;]*[cn]|\x1b\][\d;]*\?/;
 /** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
 const SCREEN_BATCH_CHARS = 1 << 20;
 /** How often a running cell checks whether the program waits for input. */
@@ -140,6 +139,8 @@ export class Session extends EventEmitter<SessionEvents> {
   readonly #genericEcho: boolean;
   #pty: PtyProcess | undefined;
   #screen: Screen | undefined;
+  /** Answers to the program's terminal queries, made with the screen. */
+  #queryAnswers: QueryAnswers | undefined;
   #size: { cols: number; rows: number };
   #screenPending: string[] = [];
   #screenPendingChars = 0;
@@ -276,7 +277,11 @@ export class Session extends EventEmitter<SessionEvents> {
     for (const stream of this.#rawStreams) stream.push(text);
     this.#screenPending.push(text);
     this.#screenPendingChars += text.length;
-    if (this.#screenPendingChars > SCREEN_BATCH_CHARS || (text.includes("\x1b") && TERMINAL_QUERY.test(text))) this.#syncScreen();
+    this.#queryAnswers?.noteOutput(text);
+    if (text.includes("\x1b") && TERMINAL_QUERY.test(text)) {
+      this.#syncScreen();
+      this.#queryAnswers?.noteOutput(afterLastQuery(text));
+    } else if (this.#screenPendingChars > SCREEN_BATCH_CHARS) this.#syncScreen();
     const frame = this.#lock?.frame ?? this.#readyFrame;
     frame?.appendRaw(text);
     this.#handle(this.#feed({ raw: text }));
@@ -309,10 +314,15 @@ export class Session extends EventEmitter<SessionEvents> {
   #makeScreen(): Screen {
     const screen = new Screen({ cols: this.#size.cols, rows: this.#size.rows });
     // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
-    // gives, when they are reading raw input; otherwise the answer would be echoed and typed into the next command.
-    screen.onResponse((answer) => {
-      if (terminalIsRaw(this.#pty?.ptsName)) this.#pty?.write(answer);
+    // gives, when they wait for them; otherwise the answer would be typed into the next command.
+    this.#queryAnswers ??= new QueryAnswers({
+      isRaw: () => terminalIsRaw(this.#pty?.ptsName),
+      write: (answer) => {
+        if (!this.#exited) this.#pty?.write(answer);
+      },
     });
+    const answers = this.#queryAnswers;
+    screen.onResponse((answer) => answers.push(answer));
     return screen;
   }
 
@@ -449,6 +459,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   #onExit(exit: PtyExit): void {
     this.#exited = true;
+    this.#queryAnswers?.close();
     this.#stopInputChecks();
     this.#exitCode = exit.signal !== undefined && exit.signal !== 0 && exit.exitCode === 0 ? null : exit.exitCode;
     if (this.#lock?.frame !== undefined) this.#assembler.flushPartial(this.#sink);

@@ -83,3 +83,23 @@ describe("daemon input limits", () => {
   });
 });
 
+
+describe("daemon under a terminal query flood", () => {
+  it("a session printing 100,000 cursor-position queries does not hold up the others", { timeout: 90_000 }, async () => {
+    const box = new CliSandbox();
+    boxes.push(box);
+    expect((await box.k("new", "flood")).code).toBe(0);
+    expect((await box.k("new", "calm")).code).toBe(0);
+    expect((await box.k("fire", "flood", "for i in $(seq 100000); do printf '\\033[6n'; done; echo flood-done")).code).toBe(0);
+    const started = performance.now();
+    const run = await box.k("run", "calm", "echo calm-ok");
+    const ls = await box.k("ls");
+    const tookMs = performance.now() - started;
+    console.log(`k run + k ls in another session during a query flood: ${tookMs.toFixed(0)} ms`);
+    expect(run.stdout).toContain("calm-ok");
+    expect(ls.stdout).toContain("flood");
+    // Before: one synchronous terminal-mode check per query made these take 8-9 s and 6 s.
+    expect(tookMs).toBeLessThan(5_000);
+    await waitFor(async () => (await box.k("poll", "flood")).stdout.includes("flood-done"), 60_000);
+  });
+});

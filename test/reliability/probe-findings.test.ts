@@ -2,6 +2,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { Session, SessionManager } from "../../src/index.js";
 import { isAlive, spawnBash, spawnSession, trackManager } from "../helpers/sessions.js";
@@ -125,5 +126,45 @@ describe("probe findings: terminal size", () => {
 
   it("Session.spawn with more than a million cells is refused before anything starts", async () => {
     await expectInvalidArgument(() => Session.spawn({ cols: 5_000, rows: 5_000 }), "cols", "rows");
+  });
+});
+
+describe("probe findings: terminal queries", () => {
+  it("a cell printing 20,000 cursor-position queries ends without holding the event loop", async () => {
+    const sh = await spawnBash();
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const r = await sh.run("for i in $(seq 20000); do printf '\\033[6n'; done; echo flood-done", { timeoutMs: 60_000 });
+    delay.disable();
+    const worstMs = delay.max / 1e6;
+    console.log(`20,000 queries: cell ${r.durationMs} ms, event loop held at most ${worstMs.toFixed(1)} ms`);
+    expect(r.status).toBe("done");
+    expect(r.output).toContain("flood-done");
+    // Before: one synchronous terminal-mode check per query, the loop held for seconds at a time.
+    expect(worstMs).toBeLessThan(500);
+    expect((await sh.run("echo after")).output).toBe("after");
+  });
+
+  it("a query printed by a python REPL cell is not answered into its next input line", async () => {
+    const py = await spawnSession({ command: "python3", args: ["-q"] });
+    const r = await py.run("print('\\x1b[6n', end='')", { timeoutMs: 10_000 });
+    expect(r.status).toBe("done");
+    const next = await py.run("print(6 * 7)", { timeoutMs: 10_000 });
+    expect(next.status).toBe("done");
+    expect(next.output).toBe("42");
+  });
+
+  it("a program that asks for the cursor position while reading raw still gets its answer", async () => {
+    const py = await spawnSession({ command: "python3", args: ["-q"] });
+    const code = [
+      "import sys, tty, termios",
+      "fd = sys.stdin.fileno(); old = termios.tcgetattr(fd); tty.setraw(fd)",
+      "sys.stdout.write('\\x1b[6n'); sys.stdout.flush(); reply = b''",
+      "while not reply.endswith(b'R'): reply += __import__('os').read(fd, 1)",
+      "termios.tcsetattr(fd, termios.TCSADRAIN, old); print('reply-ok' if reply.startswith(b'\\x1b[') else reply)",
+    ].join("\n");
+    const r = await py.run(`exec(${JSON.stringify(code)})`, { timeoutMs: 10_000 });
+    expect(r.status).toBe("done");
+    expect(r.output).toContain("reply-ok");
   });
 });
