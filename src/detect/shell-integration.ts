@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { invalidArgument } from "../errors.js";
+import { makePrivateTempDir } from "../internal/private-temp-dir.js";
 import { PromptConfirmer } from "./confirm.js";
 import type { DetectorIo, FeedResult, FrameDetector, FrameEnd, SpawnPlan } from "./types.js";
 
@@ -97,7 +98,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#shell = shell;
     // Every shell reads the marks (and so the secret) from a private file of ours, never from its
     // command line, which any process can read.
-    this.#tempDir = mkdtempSync(join(tmpdir(), "agent-tty-"));
+    this.#tempDir = makePrivateTempDir();
     if (shell === "fish") return this.#setupFish(plan, this.#tempDir);
     if (shell === "bash") return this.#setupBash(plan, this.#tempDir);
     if (shell === "zsh") return this.#setupZsh(plan, this.#tempDir);

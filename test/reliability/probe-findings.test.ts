@@ -1,5 +1,6 @@
 // Failures an outside fault and security probe found (issue 14), each reproduced first.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn as spawnChild } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -110,6 +111,40 @@ describe("probe findings: the frame secret", () => {
   });
 });
 
+describe("probe findings: a driver killed while its shell starts", () => {
+  it("leaves its private rc directory (with the secret) only until the next agent-tty process starts a session", { timeout: 60_000 }, async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "agent-tty-sweep-tmp-"));
+    const slowHome = mkdtempSync(join(tmpdir(), "agent-tty-sweep-home-"));
+    writeFileSync(join(slowHome, ".bashrc"), "sleep 31.7\n");
+    onTestFinished(() => {
+      for (const pid of processesRunning("sleep\u000031.7")) process.kill(pid, "SIGKILL");
+      rmSync(tmp, { recursive: true, force: true });
+      rmSync(slowHome, { recursive: true, force: true });
+    });
+    const dist = new URL("../../dist/index.js", import.meta.url).href;
+    const driver = (home: string) =>
+      spawnChild(process.execPath, ["--input-type=module", "-e", `const { Session } = await import(${JSON.stringify(dist)}); const s = await Session.spawn({ readyTimeoutMs: 60000 }); await s.close();`], {
+        env: { ...process.env, TMPDIR: tmp, HOME: home },
+        stdio: "ignore",
+      });
+    const killed = driver(slowHome);
+    const mine = () => readdirSync(tmp).filter((name) => name.startsWith(`agent-tty-${killed.pid}-`));
+    await waitUntil(() => mine().length === 1 && readdirSync(join(tmp, mine()[0] as string)).length > 0, 20_000);
+    const exited = new Promise((resolve) => killed.once("exit", resolve));
+    killed.kill("SIGKILL");
+    await exited;
+    const left = join(tmp, mine()[0] as string);
+    expect(readdirSync(left), "a killed driver cannot clean up after itself").not.toEqual([]);
+    // Older than any start-up could take (a younger one may be another pid namespace's).
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(left, old, old);
+    const next = driver(mkdtempSync(join(tmp, "home-")));
+    const code = await new Promise((resolve) => next.once("exit", resolve));
+    expect(code).toBe(0);
+    expect(existsSync(left)).toBe(false);
+  });
+});
+
 describe("probe findings: terminal size", () => {
   it("resize() past a million cells is refused, and the largest allowed size keeps screen() small", async () => {
     const sh = await spawnBash();
@@ -168,3 +203,25 @@ describe("probe findings: terminal queries", () => {
     expect(r.output).toContain("reply-ok");
   });
 });
+
+/** Pids whose command line contains `text` (arguments joined by NUL). */
+function processesRunning(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(text)) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not so within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
