@@ -22,7 +22,7 @@
  * `json.dumps`, `repr` and timestamps), reproduced exactly because agents
  * and scripts grep them.
  */
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -140,8 +140,10 @@ const MAX_SOCKET_PATH = 103;
 
 /**
  * Checks that the daemon's directory belongs to this user and nobody else
- * can enter it; with `create`, makes it (0700) first. Throws an `Error`
- * whose message is a complete sentence for the user.
+ * can enter it, that no other user could ever have written to it (one that
+ * others can write is refused, not repaired), and that nothing in it is a
+ * symbolic link or another user's; with `create`, makes it (0700) first.
+ * Throws an `Error` whose message is a complete sentence for the user.
  */
 export function checkHome(paths: DaemonPaths, create: boolean): void {
   if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH) {
@@ -156,9 +158,28 @@ export function checkHome(paths: DaemonPaths, create: boolean): void {
   if (st.uid !== uid) {
     throw new Error(`${paths.home} belongs to uid ${st.uid}, not to you (uid ${uid}); set AGENT_TTY_HOME`);
   }
+  if ((st.mode & 0o022) !== 0) {
+    // Another user could have planted a socket (our env would go to their "daemon") or a log link.
+    throw new Error(
+      `${paths.home} is writable by other users, so nothing in it can be trusted; remove it (rm -rf ${paths.home}) or set AGENT_TTY_HOME to a private directory`,
+    );
+  }
   if ((st.mode & 0o077) !== 0) {
     if (!create) throw new Error(`${paths.home} can be entered by other users; run any k command to repair it`);
     chmodSync(paths.home, 0o700);
+  }
+  for (const name of readdirSync(paths.home)) {
+    const path = join(paths.home, name);
+    let entry: Stats;
+    try {
+      entry = lstatSync(path);
+    } catch {
+      continue; // gone
+    }
+    if (entry.isSymbolicLink()) {
+      throw new Error(`${path} is a symbolic link; agent-tty follows no links in its directory: remove it (or the whole directory)`);
+    }
+    if (entry.uid !== uid) throw new Error(`${path} belongs to uid ${entry.uid}, not to you (uid ${uid}): remove it (or the whole directory)`);
   }
 }
 
@@ -197,7 +218,7 @@ export function daemonAlive(pid: number): boolean {
 
 /** Opens (creating, 0600) the daemon's log for appending; returns the fd. */
 export function openLog(paths: DaemonPaths): number {
-  return openSync(paths.log, "a", 0o600);
+  return openSync(paths.log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
 }
 
 /** Closes an fd, ignoring errors. */

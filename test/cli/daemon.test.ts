@@ -1,6 +1,6 @@
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, lchownSync, mkdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
-import { connect } from "node:net";
+import { connect, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AGENT_TTY, alive, CliSandbox, waitFor } from "./helpers.js";
@@ -136,6 +136,49 @@ describe("the session daemon", () => {
     expect(ls.stdout).toMatch(/^ERR .* can be entered by other users/);
     expect((await box.k("new", "s")).stdout).toBe("OK s\n");
     expect(statSync(box.home).mode & 0o777).toBe(0o700);
+  });
+
+  it("refuses a daemon directory others could write, sending nothing to a planted socket and writing nothing through a planted log link", async () => {
+    const box = sandbox();
+    mkdirSync(box.home, { mode: 0o777 });
+    chmodSync(box.home, 0o777);
+    const victim = join(box.dir, "victim.txt");
+    writeFileSync(victim, "precious\n");
+    symlinkSync(victim, join(box.home, "daemon.log"));
+    const received: string[] = [];
+    const fake = createNetServer((socket) => socket.on("data", (d) => received.push(d.toString())));
+    await new Promise<void>((resolve) => fake.listen(join(box.home, "daemon.sock"), resolve));
+    try {
+      const planted = process.getuid?.() === 0;
+      if (planted) {
+        // As another local user would have: their socket, their link (only root can hand files over).
+        lchownSync(join(box.home, "daemon.log"), 65534, 65534);
+        chownSync(join(box.home, "daemon.sock"), 65534, 65534);
+      }
+      const result = await box.k("new", "s");
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/^ERR .* is writable by other users, so nothing in it can be trusted; remove it/);
+      expect(received).toEqual([]);
+      expect(readFileSync(victim, "utf8")).toBe("precious\n");
+      expect(statSync(box.home).mode & 0o777, "not repaired: its contents stay untrusted").toBe(0o777);
+
+      // Made private again by hand, what was planted is still refused.
+      chmodSync(box.home, 0o700);
+      const again = await box.k("new", "s");
+      expect(again.code).toBe(1);
+      expect(again.stdout).toMatch(/daemon\.log is a symbolic link; agent-tty follows no links in its directory/);
+      unlinkSync(join(box.home, "daemon.log"));
+      if (planted) {
+        const theirs = await box.k("new", "s");
+        expect(theirs.stdout).toMatch(/daemon\.sock belongs to uid 65534, not to you/);
+      } else {
+        console.log("not root: another user's socket cannot be planted here; the symlink half ran");
+      }
+      expect(received).toEqual([]);
+      expect(readFileSync(victim, "utf8")).toBe("precious\n");
+    } finally {
+      await new Promise((resolve) => fake.close(resolve));
+    }
   });
 
   it("answers a client of another protocol version with an error naming the fix", async () => {
