@@ -846,7 +846,17 @@ export class Session extends EventEmitter<SessionEvents> {
     const quietMs = performance.now() - Math.max(this.#lastOutputAt, this.#lastInputAt);
     if (quietMs < INPUT_QUIET_MS) return;
     const blocked = this.#waitingForInput() ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
-    if (blocked) this.#settle(run, "awaiting_input", run.frame, { exitCode: null, decidedBy: "input" });
+    if (!blocked) return;
+    // The program may have printed its prompt (the frame's end) just before it blocked: let the event
+    // loop read what the terminal holds first; anything new means it was not waiting on the cell's behalf.
+    const outputAt = this.#lastOutputAt;
+    const stillWaiting = (): boolean => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined && this.#lastOutputAt === outputAt;
+    setImmediate(() => {
+      if (!stillWaiting()) return;
+      setImmediate(() => {
+        if (stillWaiting()) this.#settle(run, "awaiting_input", run.frame, { exitCode: null, decidedBy: "input" });
+      });
+    });
   }
 
   /**
