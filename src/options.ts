@@ -2,6 +2,7 @@ import { describeValue, invalidArgument } from "./errors.js";
 import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject } from "./validate.js";
 import { MAX_TIMER_MS } from "./internal/long-timeout.js";
 import type { FrameDetector } from "./detect/types.js";
+import { isValidSessionName, SESSION_NAME_RULE } from "./names.js";
 
 /** Options of {@link Session.spawn}. Every field is optional. */
 export interface SessionOptions {
@@ -123,14 +124,10 @@ const KNOWN_OPTIONS: readonly string[] = [
   "maxProcesses",
 ];
 
-const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
-
 /** Throws unless `name` is a valid session name. */
 export function assertSessionName(name: unknown, what = "name"): asserts name is string {
-  if (typeof name !== "string" || !NAME_PATTERN.test(name) || /^\.+$/.test(name) || name.includes("..") || name.length > 128) {
-    throw invalidArgument(
-      `Expected \`${what}\` to match [A-Za-z0-9_.-]+ (at most 128 characters, not only dots, no ".."), got ${describeValue(name)}`,
-    );
+  if (!isValidSessionName(name)) {
+    throw invalidArgument(`Expected \`${what}\` to match ${SESSION_NAME_RULE}, got ${describeValue(name)}`);
   }
 }
 

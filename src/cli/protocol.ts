@@ -29,16 +29,11 @@ import { join, resolve } from "node:path";
 /** Bumped when a request or reply changes incompatibly. */
 export const PROTOCOL_VERSION = 1;
 
-/** Session names, as the original: `[A-Za-z0-9_.-]+`, not only dots, never `..`. */
-export const SESSION_NAME = /^[A-Za-z0-9_.-]+$/;
+/** Session names: one rule for the library and `k` (see `names.ts`). */
+export { isValidSessionName } from "../names.js";
 
-/** True when `name` is a valid session name. */
-/** A cell id as `k` accepts it (ours are 12 hex digits; the original's too). */
 export const CELL_ID = /^[0-9A-Za-z_-]{4,64}$/;
 
-export function isValidSessionName(name: string): boolean {
-  return SESSION_NAME.test(name) && !name.includes("..") && /[^.]/.test(name);
-}
 
 /** Default `k run` timeout (seconds). */
 export const RUN_TIMEOUT_S = 30;

@@ -4,15 +4,16 @@
  * tool set (`agent-tty/tools`) defines are reused from its schemas.
  */
 import { z } from "@hono/zod-openapi";
+import { isValidSessionName, MAX_SESSION_NAME_LENGTH, SESSION_NAME_CHARACTERS } from "../names.js";
 import { terminalOpenShape, terminalRunShape, terminalSendShape } from "../tools/schemas.js";
 
 /** A session name: `[A-Za-z0-9_.-]+`, not only dots, never `..`. */
 export const SessionName = z
   .string()
   .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9_.-]+$/, "a session name is made of A-Z a-z 0-9 _ . -")
-  .refine((n) => !n.includes("..") && /[^.]/.test(n), "a session name has a character other than '.', and never '..'")
+  .max(MAX_SESSION_NAME_LENGTH)
+  .regex(SESSION_NAME_CHARACTERS, "a session name is made of A-Z a-z 0-9 _ . -")
+  .refine(isValidSessionName, "a session name has a character other than '.', and never '..'")
   .openapi({ param: { name: "name", in: "path" }, example: "work" });
 
 export const NameParams = z.object({ name: SessionName });

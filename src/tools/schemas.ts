@@ -1,4 +1,5 @@
 import * as z from "zod/v4";
+import { isValidSessionName, MAX_SESSION_NAME_LENGTH, SESSION_NAME_CHARACTERS } from "../names.js";
 
 /*
  * One zod input schema per terminal operation, with descriptions written for
@@ -15,7 +16,9 @@ const session = z
 export const terminalOpenShape = {
   name: z
     .string()
-    .regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '.', '-' only")
+    .max(MAX_SESSION_NAME_LENGTH)
+    .regex(SESSION_NAME_CHARACTERS, "letters, digits, '_', '.', '-' only")
+    .refine(isValidSessionName, "not only dots, and never '..'")
     .optional()
     .describe("A short name for the new session (letters, digits, _ . -). Default: derived from the command, e.g. 'bash' or 'python3-2'."),
   command: z

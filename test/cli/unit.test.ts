@@ -94,6 +94,8 @@ describe("parseArgs follows the original k's command line", () => {
   it("rejects invalid session names, from the command line or K_SESSION", () => {
     expect(printed(["run", "a/b", "x"])).toEqual({ kind: "print", stdout: "ERR invalid session name: 'a/b'\n", exit: 1 });
     expect(printed(["int"], { K_SESSION: "../x" }).stdout).toBe("ERR invalid session name: '../x'\n");
+    // The library's 128-character cap holds here too (a longer name used to pass k and fail in the daemon).
+    expect(printed(["new", "n".repeat(129)]).stdout).toBe(`ERR invalid session name: '${"n".repeat(129)}'\n`);
     expect(printed(["kill", "a b"]).stdout).toBe("ERR invalid session name: 'a b'\n");
   });
 
