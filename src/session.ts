@@ -1029,7 +1029,11 @@ export class Session extends EventEmitter<SessionEvents> {
     this.write(this.#syncScreen().bracketedPaste ? `\x1b[200~${text}\x1b[201~` : text);
   }
 
-  /** What a person would see now: the visible rows (alternate screen included), `\n`-joined, trailing spaces trimmed. */
+  /**
+   * What a person would see now: every visible row (alternate screen
+   * included, blank rows too, so `rows` lines), `\n`-joined, each row's
+   * trailing spaces trimmed. Stable enough for `toMatchInlineSnapshot`.
+   */
   screen(): string {
     this.#assertNotClosedByUser();
     return this.#syncScreen().text();

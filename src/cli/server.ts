@@ -880,7 +880,8 @@ export class Backend {
     const holderId = `k-attach-${++attachCounter}`;
     slot.entry.take(holderId, "k attach");
     conn.send({ ok: true, exit: 0, stdout: `[attached to ${slot.name}; Ctrl-] detaches]\r\n` });
-    conn.send({ data: `\x1b[H\x1b[2J${sh.screen().replace(/\n/g, "\r\n")}` });
+    // Blank rows under the text are not replayed: the cursor stays where the text ends, as before.
+    conn.send({ data: `\x1b[H\x1b[2J${sh.screen().replace(/\n+$/, "").replace(/\n/g, "\r\n")}` });
     const onData = (data: string): void => {
       if (data) conn.send({ data });
     };

@@ -156,8 +156,9 @@ export class Screen {
 
   /**
    * The visible rows of the active screen (the alternate screen included),
-   * `\n`-joined, each row's trailing spaces trimmed, trailing empty rows
-   * left out.
+   * `\n`-joined, each row's trailing spaces trimmed. Every row is there,
+   * blank ones included (`rows` entries), so the text is stable enough for
+   * snapshots and a row's index is its position on the screen.
    */
   text(): string {
     if (this.#disposed) return "";
@@ -167,7 +168,6 @@ export class Screen {
     for (let row = 0; row < this.#terminal.rows; row++) {
       lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true).trimEnd() ?? "");
     }
-    while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
     return lines.join("\n");
   }
 

@@ -67,7 +67,7 @@ describe("Screen with real programs", () => {
     pty.write("Gothird line\x1b");
     await waitFor(() => screen.text().startsWith("first line\nsecond line\nthird line\n~"));
     pty.write(":q!\r");
-    await waitFor(() => screen.text().endsWith("[exit 0]"), { message: "vim to quit" });
+    await waitFor(() => screen.text().trimEnd().endsWith("[exit 0]"), { message: "vim to quit" });
     expect(screen.alternateScreen).toBe(false);
     expect(screen.text()).not.toContain("second line");
     expect(replay(pty.output(), true)).toBe(replay(pty.output(), false));
@@ -82,16 +82,16 @@ describe("Screen with real programs", () => {
     }, { timeoutMs: 10_000, message: "less to draw its first page" });
     expect(first.split("\n").slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, index) => `row ${index + 1}`));
     pty.write("G");
-    await waitFor(() => screen.text().endsWith("row 200\n(END)"), { message: "less to show the end" });
+    await waitFor(() => screen.text().trimEnd().endsWith("row 200\n(END)"), { message: "less to show the end" });
     pty.write("q");
-    await waitFor(() => screen.text().endsWith("[exit 0]"), { message: "less to quit" });
+    await waitFor(() => screen.text().trimEnd().endsWith("[exit 0]"), { message: "less to quit" });
     expect(replay(pty.output(), true, { cols: 60, rows: 10 })).toBe(replay(pty.output(), false, { cols: 60, rows: 10 }));
   });
 
   it("renders a progress bar redrawn with carriage returns as its final state", async () => {
     const script = 'for i in 10 50 100; do printf "\\rprogress %3d%%" $i; done; printf "\\ndone\\n"';
     const { screen } = startOnScreen(...shellLine(script));
-    await waitFor(() => screen.text() === "progress 100%\ndone\n[exit 0]");
+    await waitFor(() => screen.text().trimEnd() === "progress 100%\ndone\n[exit 0]");
   });
 
   it("shows the last screenful of long output from seq, fast-forwarded or not", async () => {
@@ -99,7 +99,7 @@ describe("Screen with real programs", () => {
     // heavy output, node-pty loses the tail of it about half of the time.
     const { pty, screen } = startOnScreen("bash", ["--norc", "--noprofile"]);
     pty.write("PS1='READY$ '\r");
-    await waitFor(() => screen.text().endsWith("READY$"), { message: "the prompt" });
+    await waitFor(() => screen.text().trimEnd().endsWith("READY$"), { message: "the prompt" });
     pty.write("seq 1 300000\r");
     const numbers = Array.from({ length: 23 }, (_, index) => `${300000 - 22 + index}`);
     const expected = [...numbers, "READY$"].join("\n");

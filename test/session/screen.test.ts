@@ -9,6 +9,22 @@ import { shq, tempDir } from "./support.js";
 const small = { cols: 80, rows: 24 } as const;
 
 describe("screen() and full-screen programs", () => {
+  it("screen() returns every visible row: text at the top, blank rows below it, trailing spaces trimmed; a resize changes the count", async () => {
+    const sh = await spawnBash({ cols: 40, rows: 12 });
+    await sh.run("clear; printf 'one   \\n\\ntwo\\n'");
+    const rows = await waitFor(() => {
+      const shown = sh.screen().split("\n");
+      return shown[3] !== "" ? shown : undefined;
+    }, { message: "the prompt under the printed lines" });
+    expect(rows).toHaveLength(12);
+    expect(rows.slice(0, 3)).toEqual(["one", "", "two"]);
+    expect(rows[3]).toMatch(/[$#]$/);
+    expect(rows.slice(4)).toEqual(Array.from({ length: 8 }, () => ""));
+
+    sh.resize(40, 20);
+    expect(sh.screen().split("\n")).toHaveLength(20);
+  });
+
   it("vim: open, i, type, Esc, :wq writes the file; the screen showed the text while editing; the shell frames cells after", async () => {
     const dir = tempDir();
     const file = join(dir, "note.txt");

@@ -10,6 +10,12 @@ function screen(options: Partial<ScreenOptions> = {}): Screen {
   return created;
 }
 
+/** What `text()` shows for these top rows: every other row of the screen is blank. */
+function filled(s: Screen, top: string): string {
+  const lines = top.split("\n");
+  return [...lines, ...Array.from({ length: s.rows - lines.length }, () => "")].join("\n");
+}
+
 afterEach(() => {
   for (const created of screens.splice(0)) created.dispose();
 });
@@ -19,29 +25,29 @@ describe("Screen", () => {
     const s = screen();
     expect(s.synchronous).toBe(true);
     s.write("hello");
-    expect(s.text()).toBe("hello");
+    expect(s.text()).toBe(filled(s, "hello"));
   });
 
-  it("text() joins visible rows, trims trailing spaces and drops trailing empty rows", () => {
+  it("text() joins every visible row, blank ones included, each with its trailing spaces trimmed", () => {
     const s = screen();
     s.write("first   \r\n\r\nthird\r\n\r\n\r\n");
-    expect(s.text()).toBe("first\n\nthird");
+    expect(s.text().split("\n")).toEqual(["first", "", "third", "", "", "", "", "", "", ""]);
   });
 
-  it("an empty screen renders as the empty string", () => {
-    expect(screen().text()).toBe("");
+  it("an empty screen renders as its rows, all blank", () => {
+    expect(screen().text()).toBe("\n".repeat(9));
   });
 
   it("carriage-return redraws show only what the screen finally shows", () => {
     const s = screen();
     s.write("progress 10%\rprogress 55%\rprogress 100%\r\ndone\r\n");
-    expect(s.text()).toBe("progress 100%\ndone");
+    expect(s.text()).toBe(filled(s, "progress 100%\ndone"));
   });
 
   it("shows only the last rows of long output", () => {
     const s = screen({ rows: 3 });
     s.write(Array.from({ length: 100 }, (_, index) => `line ${index}`).join("\r\n"));
-    expect(s.text()).toBe("line 97\nline 98\nline 99");
+    expect(s.text()).toBe(filled(s, "line 97\nline 98\nline 99"));
   });
 
   it("escape sequences split across writes are parsed as one", () => {
@@ -50,13 +56,13 @@ describe("Screen", () => {
     s.write("3");
     s.write("1mx\x1b]0;ti");
     s.write("tle\x07y");
-    expect(s.text()).toBe("abcxy");
+    expect(s.text()).toBe(filled(s, "abcxy"));
   });
 
   it("long lines wrap at the width", () => {
     const s = screen({ cols: 10 });
     s.write("0123456789abcdef");
-    expect(s.text()).toBe("0123456789\nabcdef");
+    expect(s.text()).toBe(filled(s, "0123456789\nabcdef"));
   });
 
   it("renders the alternate screen while it is active and restores the normal one after", () => {
@@ -64,10 +70,10 @@ describe("Screen", () => {
     s.write("$ vim notes\r\n");
     s.write("\x1b[?1049h\x1b[H\x1b[2Jtext of the file\x1b[10;1H-- INSERT --");
     expect(s.alternateScreen).toBe(true);
-    expect(s.text()).toBe(`text of the file${"\n".repeat(9)}-- INSERT --`);
+    expect(s.text()).toBe(filled(s, `text of the file${"\n".repeat(9)}-- INSERT --`));
     s.write("\x1b[?1049l");
     expect(s.alternateScreen).toBe(false);
-    expect(s.text()).toBe("$ vim notes");
+    expect(s.text()).toBe(filled(s, "$ vim notes"));
   });
 
   it("reports application cursor keys and bracketed paste as the program sets them", () => {
@@ -100,7 +106,7 @@ describe("Screen", () => {
     const s = screen({ cols: 10, rows: 4 });
     s.write("0123456789abcdef\r\n$ ");
     s.resize(20, 4);
-    expect(s.text()).toBe("0123456789abcdef\n$");
+    expect(s.text()).toBe(filled(s, "0123456789abcdef\n$"));
     expect([s.cols, s.rows]).toEqual([20, 4]);
   });
 
@@ -108,7 +114,7 @@ describe("Screen", () => {
     const s = screen();
     s.write("x\r\ny");
     await s.flush();
-    expect(s.text()).toBe("x\ny");
+    expect(s.text()).toBe(filled(s, "x\ny"));
   });
 
   it("after dispose, writes are ignored and text is empty", () => {
