@@ -11,6 +11,28 @@ export type CellStatus = "queued" | "running" | "awaiting_input" | "done" | "tim
 export type FinalCellStatus = "done" | "timeout" | "interrupted" | "exited";
 
 /** Fields every {@link CellResult} has. */
+/**
+ * What ended a cell's frame: a built-in detector (`"shell-integration"`,
+ * `"prompt"`, `"repeat-enter"`, `"hook"`, `"idle"`, `"external"`), the
+ * session itself (`"exit"`: the program ended; `"timeout"`; `"interrupt"`:
+ * `interrupt()` or an abort; `"input"`: the program waits for input, with
+ * `untilInput`; `"detector-error"`: the detector threw while encoding the
+ * cell), or the `name` of a detector you wrote.
+ */
+export type DecidedBy =
+  | "shell-integration"
+  | "prompt"
+  | "repeat-enter"
+  | "hook"
+  | "idle"
+  | "external"
+  | "exit"
+  | "timeout"
+  | "interrupt"
+  | "input"
+  | "detector-error"
+  | (string & {});
+
 export interface CellResultBase {
   /** The cell's id (also `cell.id`). */
   readonly cellId: string;
@@ -32,8 +54,8 @@ export interface CellResultBase {
   readonly omittedBytes: number;
   /** Bytes left out of the middle of `raw`. */
   readonly rawOmittedBytes: number;
-  /** What ended the frame: a detector's name, `"exit"`, `"timeout"`, `"interrupt"` or `"input"`. */
-  readonly decidedBy: string;
+  /** What ended the frame: a detector's name, `"exit"`, `"timeout"`, `"interrupt"`, `"input"` or `"detector-error"`. */
+  readonly decidedBy: DecidedBy;
   /** The shell's working directory after the cell (shell integration). */
   readonly cwd?: string;
   /** When the cell was written to the terminal. */

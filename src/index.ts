@@ -10,6 +10,7 @@ export type {
   CellResultBase,
   CellSnapshot,
   CellStatus,
+  DecidedBy,
   DoneCellResult,
   ExitedCellResult,
   FinalCellStatus,

@@ -1,6 +1,6 @@
 import { EventEmitter } from "eventemitter3";
 import pTimeout from "p-timeout";
-import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type FinalCellStatus } from "./cell.js";
+import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type DecidedBy, type FinalCellStatus } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import { isFrameSignal, type DetectorInput, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
 import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
@@ -597,7 +597,7 @@ export class Session extends EventEmitter<SessionEvents> {
       bytes = this.#detector.encode?.(run.code) ?? `${run.code}\r`;
     } catch (error) {
       this.#detectorFailed(error);
-      this.#settle(run, "interrupted", undefined, { exitCode: null, decidedBy: "encode" });
+      this.#settle(run, "interrupted", undefined, { exitCode: null, decidedBy: "detector-error" });
       this.#release(run);
       return;
     }
@@ -691,7 +691,7 @@ export class Session extends EventEmitter<SessionEvents> {
     run: CellRun,
     status: FinalCellStatus | "awaiting_input",
     frame: FrameCollector | undefined,
-    details: { exitCode: number | null; cwd?: string | undefined; dropLines?: number | undefined; decidedBy: string },
+    details: { exitCode: number | null; cwd?: string | undefined; dropLines?: number | undefined; decidedBy: DecidedBy },
     how: { keepFrame?: boolean } = {},
   ): CellResult {
     if (run.result !== undefined) {
