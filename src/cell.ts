@@ -1,3 +1,4 @@
+import type { NestingChange } from "./detect/nested.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer } from "./internal/deferred.js";
 
@@ -58,6 +59,12 @@ export interface CellResultBase {
   readonly decidedBy: DecidedBy;
   /** The shell's working directory after the cell (shell integration). */
   readonly cwd?: string;
+  /**
+   * Set when the cell entered a nested program (a sub-shell, ssh, su, a REPL it started, which now
+   * waits at its prompt and gets the next cells: `entered`) or left one (it ended during the cell:
+   * `left`, with the reason, such as `"connection_lost"`). `stack` is every nested program now running.
+   */
+  readonly nested?: NestingChange;
   /** When the cell was written to the terminal. */
   readonly startedAt: Date;
 }

@@ -2,7 +2,8 @@ import { EventEmitter } from "eventemitter3";
 import pTimeout from "p-timeout";
 import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type DecidedBy, type FinalCellStatus } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
-import { isFrameSignal, type DetectorInput, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
+import type { NestedProgram, NestingChange } from "./detect/nested.js";
+import { isFrameSignal, type DetectorInput, type FeedResult, type ForegroundProgram, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
 import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
 import type { SessionEvent, SessionEvents } from "./events.js";
 import { Expectation, type ExpectMatch } from "./expect.js";
@@ -15,7 +16,7 @@ import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, type Cell
 import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive } from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
-import { isLinuxProcAvailable, listSessionProcesses, readForeground } from "./pty/proc-state.js";
+import { isLinuxProcAvailable, listSessionProcesses, readCommandLine, readForeground } from "./pty/proc-state.js";
 import { afterLastQuery, QueryAnswers, TERMINAL_QUERY } from "./pty/query-answers.js";
 import { terminalIsRaw } from "./pty/termios.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
@@ -243,6 +244,7 @@ export class Session extends EventEmitter<SessionEvents> {
         write: (data) => this.#pty?.write(data),
         endFrame: (end) => this.#endFrame(end ?? {}),
         waitingForInput: () => this.#waitingForInput(),
+        foreground: () => this.#foreground(),
       });
     } catch (error) {
       // Nothing may outlive a spawn that failed: the program is already running.
@@ -446,11 +448,18 @@ export class Session extends EventEmitter<SessionEvents> {
         this.#publishClean(`${text}\n`);
       }
     }
+    if (end.note !== undefined) {
+      // After the output ended: the detector's word on how the cell ended.
+      frame.collecting = true;
+      frame.add(`${end.note}\n`);
+      this.#flush();
+    }
     run.frame = undefined;
     const status = run.stopping ?? "done";
     this.#settle(run, status, frame, {
       exitCode: status === "done" ? (end.exitCode ?? null) : null,
       cwd: end.cwd,
+      nested: end.nested,
       dropLines: end.dropLines,
       decidedBy: run.stopping === undefined ? decidedBy : run.stopping === "timeout" ? "timeout" : "interrupt",
     });
@@ -658,12 +667,14 @@ export class Session extends EventEmitter<SessionEvents> {
     run.timer?.clear();
     run.timer = undefined;
     const sequence = this.#detector.interruptSequence?.() ?? "\x03";
-    if (sequence === "\x03") await this.#interruptShellJob(run);
+    // A cell over ssh (or in a container) is interrupted by typing: the local foreground job is ssh itself.
+    const byKey = sequence !== "\x03" || this.#detector.interruptByKey?.() === true;
+    if (!byKey) await this.#interruptShellJob(run);
     else {
       this.#interruptSentAt = performance.now();
       this.#pty?.write(sequence);
     }
-    const resend = sequence === "\x03" ? setInterval(() => void this.#interruptShellJob(run), INTERRUPT_RESEND_MS) : undefined;
+    const resend = !byKey ? setInterval(() => void this.#interruptShellJob(run), INTERRUPT_RESEND_MS) : undefined;
     let giveUp: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<void>((resolve) => {
       giveUp = setTimeout(resolve, INTERRUPT_GRACE_MS);
@@ -691,7 +702,7 @@ export class Session extends EventEmitter<SessionEvents> {
     run: CellRun,
     status: FinalCellStatus | "awaiting_input",
     frame: FrameCollector | undefined,
-    details: { exitCode: number | null; cwd?: string | undefined; dropLines?: number | undefined; decidedBy: DecidedBy },
+    details: { exitCode: number | null; cwd?: string | undefined; nested?: NestingChange | undefined; dropLines?: number | undefined; decidedBy: DecidedBy },
     how: { keepFrame?: boolean } = {},
   ): CellResult {
     if (run.result !== undefined) {
@@ -722,6 +733,7 @@ export class Session extends EventEmitter<SessionEvents> {
       startedAt: run.startedAt,
     } as CellResult;
     if (details.cwd !== undefined) (result as { cwd?: string }).cwd = details.cwd;
+    if (details.nested !== undefined) (result as { nested?: NestingChange }).nested = details.nested;
     if (status === "awaiting_input") {
       run.inputResult = result;
       this.#setStatus(run, status);
@@ -892,6 +904,21 @@ export class Session extends EventEmitter<SessionEvents> {
     }
     this.#interruptSentAt = performance.now();
     this.#pty?.write("\x03");
+  }
+
+  #foreground(): ForegroundProgram | undefined {
+    const pid = this.#pty?.pid;
+    if (pid === undefined || !isLinuxProcAvailable()) return undefined;
+    const foreground = readForeground(pid);
+    if (foreground === undefined) return undefined;
+    const commandLine = readCommandLine(foreground.pgid);
+    return {
+      pid: foreground.pgid,
+      name: commandLine[0] === undefined ? foreground.command : (commandLine[0].split("/").pop() ?? foreground.command).replace(/^-/, ""),
+      commandLine,
+      waiting: foreground.blockedOnTerminal,
+      isSessionProgram: foreground.pgid === pid,
+    };
   }
 
   #waitingForInput(): boolean | undefined {
@@ -1303,6 +1330,15 @@ export class Session extends EventEmitter<SessionEvents> {
   /** The detector in use. */
   get detector(): FrameDetector {
     return this.#detector;
+  }
+
+  /**
+   * The nested programs cells now go to, outermost first: empty while cells go to the session's own
+   * program; `[ssh]` after a cell ran `ssh host`; `[bash, python3]` after `bash` then `python3`.
+   * A cell that enters or leaves one says so in `CellResult.nested`.
+   */
+  get nested(): readonly NestedProgram[] {
+    return this.#detector.nestedStack?.() ?? [];
   }
 
   /** The cell holding the lock, if any. */

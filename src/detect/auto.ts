@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { prompt } from "./prompt.js";
 import { pythonReplLines } from "./python.js";
 import { repeatEnter } from "./repeat-enter.js";
+import { startsRemoteShell } from "./nested.js";
 import { integratedShell, shellIntegration } from "./shell-integration.js";
 import type { FrameDetector, SpawnPlan } from "./types.js";
 
@@ -42,13 +43,22 @@ function runsScript(args: readonly string[]): boolean {
 }
 
 /**
- * What `detector: "auto"` picks: shell integration for bash, zsh and fish; a
+ * The prompt detector of a REPL `"auto"` knows (python, node, gdb, sqlite3, psql, redis-cli, irb,
+ * lua), when the command starts one interactively; `undefined` otherwise.
+ */
+export function replDetector(command: string, args: readonly string[]): FrameDetector | undefined {
+  const make = REPLS[basename(command)] ?? REPLS[programName(command)];
+  return make !== undefined && !runsScript(args) ? make() : undefined;
+}
+
+/**
+ * What `detector: "auto"` picks: shell integration for bash, zsh, fish and sh; shell
+ * integration typed in-band for `ssh host`, `docker`/`podman exec -it` and `kubectl exec -it`; a
  * prompt detector for python, node, gdb, sqlite3, psql, redis-cli, irb and
  * lua; repeat-enter otherwise.
  */
 export function autoDetector(command: string, args: readonly string[]): FrameDetector {
   if (integratedShell(command) !== undefined && !runsScript(args)) return shellIntegration();
-  const make = REPLS[basename(command)] ?? REPLS[programName(command)];
-  if (make !== undefined && !runsScript(args)) return make();
-  return repeatEnter();
+  if (startsRemoteShell(command, args)) return shellIntegration({ inBand: true });
+  return replDetector(command, args) ?? repeatEnter();
 }

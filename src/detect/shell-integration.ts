@@ -4,8 +4,11 @@ import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { invalidArgument } from "../errors.js";
 import { makePrivateTempDir } from "../internal/private-temp-dir.js";
+import { optionalBoolean, optionsObject } from "../validate.js";
+import { replDetector } from "./auto.js";
 import { PromptConfirmer } from "./confirm.js";
-import type { DetectorIo, FeedResult, FrameDetector, FrameEnd, SpawnPlan } from "./types.js";
+import { classifyNested, type LeftProgram, type NestedProgram } from "./nested.js";
+import { isFrameSignal, type DetectorInput, type DetectorIo, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./types.js";
 
 /** The OSC number of agent-tty's marks; terminals ignore it. */
 const OSC = "6973";
@@ -42,6 +45,71 @@ export function integratedShell(command: string): (typeof INTEGRATED_SHELLS)[num
   return (INTEGRATED_SHELLS as readonly string[]).includes(name) ? (name as (typeof INTEGRATED_SHELLS)[number]) : undefined;
 }
 
+/** A shell {@link shellIntegration} knows how to hook. */
+type Shell = (typeof INTEGRATED_SHELLS)[number];
+
+/** Options of {@link shellIntegration}. */
+export interface ShellIntegrationOptions {
+  /**
+   * Install the marks by typing them at the program's first prompt instead of through the shell's
+   * start-up files: for a shell on the far side of `ssh`, `docker exec`, `kubectl exec` or any other
+   * program whose start-up files cannot be given. The shell that answers (bash, zsh, fish, sh/dash)
+   * is detected. `"auto"` turns it on for `ssh host`, `docker`/`podman exec -it` and `kubectl exec -it`.
+   * @default false
+   */
+  readonly inBand?: boolean;
+  /**
+   * Follow interactive programs a cell starts (a sub-shell, ssh, `su`, a REPL): the cell settles once
+   * the program shows its prompt, with `CellResult.nested` naming it, and the next cells go to it.
+   * @default true
+   */
+  readonly nested?: boolean;
+}
+
+/** How long the first prompt must stay quiet before the in-band bootstrap is typed. */
+const BOOT_QUIET_MS = 250;
+/** Typed anyway when the program printed nothing for this long (a shell with an empty prompt). */
+const BOOT_SILENT_MS = 3_000;
+/** How long a nested program has to answer the probe before it is taken for something else. */
+const NESTED_PROBE_MS = 5_000;
+/** How long a cell's foreground program must stay quiet, reading, before it counts as a nested program. */
+const NESTED_QUIET_MS = 200;
+const NESTED_CHECK_MS = 100;
+/** fish over a connection: the wait before a cell with no command started counts as incomplete. */
+const REMOTE_INCOMPLETE_QUIET_MS = 1_000;
+
+/** One program the cells go to: the session's own (index 0) or a nested one. */
+interface Level {
+  /** Put between the secret and the mark's kind: "" for the session's program, "N:" at depth N. */
+  readonly tag: string;
+  shell: Shell;
+  clear: string | undefined;
+  /** Frames a nested REPL. */
+  readonly repl?: FrameDetector;
+  readonly program?: NestedProgram;
+  readonly remote: boolean;
+}
+
+/** A REPL seen in the foreground of a cell, its prompt not yet confirmed. */
+interface ReplCandidate {
+  readonly pid: number;
+  readonly detector: FrameDetector;
+  readonly program: NestedProgram;
+  /** The last unfinished line shown to its prompt detector. */
+  fedPartial: string;
+}
+
+/** The in-band bootstrap under way: the probe (which shell answers?), then the marks. */
+interface Boot {
+  readonly depth: number;
+  stage: "probe" | "install";
+  readonly program?: Omit<NestedProgram, "shell">;
+  /** Nested: the cell's output stops here (the next feed says so). */
+  hide: boolean;
+  timer?: NodeJS.Timeout;
+  cwd?: string;
+}
+
 /**
  * Frame detection by the shell's own hooks. The shell is started with an
  * private init file of ours (bash `--rcfile`, zsh `ZDOTDIR`, fish `--init-command source`)
@@ -54,9 +122,23 @@ export function integratedShell(command: string): (typeof INTEGRATED_SHELLS)[num
  * run as one unit. An incomplete cell (continuation prompt; for fish, a
  * shell that waits with nothing started) is cancelled with Ctrl-C and
  * reported. See the README for everything the init file changes.
+ *
+ * With `{ inBand: true }` the same marks are typed at the program's first
+ * prompt (a shell over ssh or in a container), after a probe line that asks
+ * which shell answers; the bootstrap never reaches the transcript or a cell's
+ * output. A cell that starts an interactive program (a sub-shell, ssh, `su`,
+ * python) settles once that program waits at its prompt, with
+ * `CellResult.nested`; the next cells go to it (shell integration typed
+ * in-band for shells, the prompt detector for REPLs) until it ends.
+ *
+ * @example
+ * ```ts
+ * await Session.spawn({ command: "ssh", args: ["-tt", "me@host"], detector: detectors.shellIntegration({ inBand: true }) });
+ * ```
  */
-export function shellIntegration(): FrameDetector {
-  return new ShellIntegrationDetector();
+export function shellIntegration(options: ShellIntegrationOptions = {}): FrameDetector {
+  const given = optionsObject(options, ["inBand", "nested"], "shellIntegration() options");
+  return new ShellIntegrationDetector(optionalBoolean(given["inBand"], "inBand") ?? false, optionalBoolean(given["nested"], "nested") ?? true);
 }
 
 class ShellIntegrationDetector implements FrameDetector {
@@ -65,8 +147,11 @@ class ShellIntegrationDetector implements FrameDetector {
   readonly tracksPrompt = true;
   readonly markPrefix: string;
   readonly #secret = randomBytes(12).toString("hex");
+  readonly #inBand: boolean;
+  readonly #followNested: boolean;
   #tempDir: string | undefined;
-  #shell: (typeof INTEGRATED_SHELLS)[number] = "bash";
+  readonly #levels: Level[];
+  #boot: Boot | undefined;
   #codeLines: string[] = [];
   #io: DetectorIo | undefined;
   #outputStarted = false;
@@ -79,23 +164,43 @@ class ShellIntegrationDetector implements FrameDetector {
   #tentative = false;
   readonly #confirmer = new PromptConfirmer(() => this.#io);
   #incompleteWatch: NodeJS.Timeout | undefined;
-  /** What clears the line editor before a cell. */
-  #clear = CLEAR_KEY;
   #lastFedAt = 0;
   #pendingEnd: FrameEnd | undefined;
+  /** Nested programs that ended during the cell (innermost first), reported with its end. */
+  #left: LeftProgram[] = [];
+  /** A REPL level's cell: its first complete line (the echo) has been seen. */
+  #replOutputStarted = false;
+  #nestedWatch: NodeJS.Timeout | undefined;
+  /** Foreground programs of this cell that are not nested programs we can frame. */
+  readonly #notNested = new Set<number>();
+  /** A REPL seen in the foreground, waiting for its prompt to be confirmed. */
+  #replCandidate: ReplCandidate | undefined;
+  #partialLine = "";
+  #bootWatch: NodeJS.Timeout | undefined;
+  #seenOutput = false;
 
-  constructor() {
+  constructor(inBand: boolean, followNested: boolean) {
     this.markPrefix = `${OSC};${this.#secret};`;
+    this.#inBand = inBand;
+    this.#followNested = followNested;
+    this.#levels = [{ tag: "", shell: "bash", clear: CLEAR_KEY, remote: inBand }];
+  }
+
+  get #top(): Level {
+    return this.#levels[this.#levels.length - 1] as Level;
   }
 
   setup(plan: SpawnPlan): SpawnPlan {
+    if (this.#inBand) return plan; // the shell is elsewhere: the marks are typed at its first prompt
     const shell = integratedShell(plan.command);
     if (shell === undefined) {
       throw invalidArgument(
-        `shellIntegration() supports ${INTEGRATED_SHELLS.join(", ")}, not \`${plan.command}\`; use detectors.prompt() or detectors.repeatEnter()`,
+        `shellIntegration() supports ${INTEGRATED_SHELLS.join(", ")}, not \`${plan.command}\`; use shellIntegration({ inBand: true }) for a shell it reaches (ssh, docker exec), detectors.prompt() or detectors.repeatEnter()`,
       );
     }
-    this.#shell = shell;
+    const base = this.#levels[0] as Level;
+    base.shell = shell;
+    base.clear = shell === "fish" ? FISH_CLEAR : shell === "bash" || shell === "zsh" ? CLEAR_KEY : TTY_KILL;
     // Every shell reads the marks (and so the secret) from a private file of ours, never from its
     // command line, which any process can read.
     this.#tempDir = makePrivateTempDir();
@@ -114,59 +219,28 @@ class ShellIntegrationDetector implements FrameDetector {
       else if (arg === "--rcfile" || arg === "--init-file") userRc = plan.args[++index];
       else args.push(arg);
     }
-    if (args.includes("--noediting")) this.#clear = TTY_KILL;
-    const rcFile = join(dir, "bashrc");
-    const marked = (kind: string) => shellQuote(`${this.markPrefix}${kind}`);
-    // The prompt carries the status and cwd mark (expanded once per prompt; a redraw repeats it
-    // unchanged) and ends with the ready mark: one write, and nothing for PROMPT_COMMAND to print.
-    const statusMark = `\\[\\e]${this.markPrefix}D;\$?;\${PWD}\\a\\]`;
-    const readyMark = `\\[\\e]${this.markPrefix}B\\a\\]`;
-    const continuationMark = `\\[\\e]${this.markPrefix}P\\a\\]`;
+    if (args.includes("--noediting")) (this.#levels[0] as Level).clear = TTY_KILL;
     const script = [
       "# agent-tty shell integration: loads the user's rc file, then adds invisible frame marks.",
       userRc === undefined
         ? // --norc, but bash reads the system rc file before ours: undo what it set up.
           "PS1='\\s-\\v\\$ '; unset -f command_not_found_handle 2>/dev/null; unset PROMPT_COMMAND"
         : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
-      // The marks expand $PWD and the status inside the prompt.
-      "shopt -s promptvars",
-      `for __agent_tty_map in emacs vi-insert vi-command; do bind -m $__agent_tty_map '"\\C-x\\C-k": kill-whole-line' 2>/dev/null; done; unset __agent_tty_map`,
-      // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
-      `__agent_tty_marks() {`,
-      `  case "$PS1" in *${marked("D;")}*${marked("B")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1"${shellQuote(readyMark)} ;; esac`,
-      `  case "$PS2" in *${marked("P")}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac`,
-      `  case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${shellQuote(`\\e]${this.markPrefix}C\\a`)} ;; esac`,
-      `}`,
-      "__agent_tty_marks",
-      // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
-      `__agent_tty_check() { [[ $PS1 == *${marked("D;")}*${marked("B")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
-      // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
-      "if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then",
-      "  (( ${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=('')",
-      "  PROMPT_COMMAND+=(__agent_tty_check)",
-      "else",
-      '  PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_check"',
-      "fi",
+      ...bashMarks(this.markPrefix),
       "",
     ].join("\n");
-    writeFileSync(rcFile, script, { mode: 0o600 });
-    return { ...plan, args: ["--rcfile", rcFile, ...args] };
+    writeFileSync(join(dir, "bashrc"), script, { mode: 0o600 });
+    return { ...plan, args: ["--rcfile", join(dir, "bashrc"), ...args] };
   }
 
   // POSIX sh (dash): no PS0 or PROMPT_COMMAND, but PS1 is expanded each time and $ENV is read.
   #setupPosix(plan: SpawnPlan, dir: string): SpawnPlan {
     const envFile = join(dir, "env.sh");
-    const mark = (kind: string) => `\\033]${this.markPrefix}${kind}\\007`;
     const userEnv = plan.env["ENV"];
     const script = [
       "# agent-tty shell integration: loads the user's $ENV file, then adds invisible frame marks.",
       userEnv === undefined ? "" : `[ -r ${shellQuote(userEnv)} ] && . ${shellQuote(userEnv)}`,
-      `__agent_tty_start() { printf '${mark("C")}'; }`,
-      `__agent_tty_status="$(printf '\\033]${this.markPrefix}D;')" __agent_tty_bel="$(printf '\\007')" __agent_tty_ready="$(printf '${mark("B")}')"`,
-      // The prompt carries the marks; a cell that replaced it gets them back when it ends.
-      `__agent_tty_marks() { case "$PS1" in *"$__agent_tty_ready"*) ;; *) PS1="$__agent_tty_status"'$?;$PWD'"$__agent_tty_bel\${PS1-'$ '}$__agent_tty_ready" ;; esac; }`,
-      "__agent_tty_marks",
-      `__agent_tty_end() { __agent_tty_s=$?; __agent_tty_marks; return $__agent_tty_s; }`,
+      ...posixMarks(this.markPrefix),
       "",
     ].join("\n");
     writeFileSync(envFile, script, { mode: 0o600 });
@@ -181,8 +255,6 @@ class ShellIntegrationDetector implements FrameDetector {
     const userZdotdir = plan.env["ZDOTDIR"];
     const toUser = userZdotdir === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${shellQuote(userZdotdir)}`;
     const loadUser = (file: string) => (noRcs ? "" : `[[ -r \${ZDOTDIR:-$HOME}/${file} ]] && . \${ZDOTDIR:-$HOME}/${file}`);
-    const mark = (kind: string) => `%{\\e]${this.markPrefix}${kind}\\a%}`;
-    const has = (kind: string) => shellQuote(`${this.markPrefix}${kind}`);
     // Between files, ZDOTDIR points back at ours; the user's value (maybe set by their .zshenv) is kept aside.
     const zshenv = [
       "# agent-tty shell integration: the user's .zshenv, then back to agent-tty's ZDOTDIR.",
@@ -201,25 +273,7 @@ class ShellIntegrationDetector implements FrameDetector {
       restoreUser,
       "unset __agent_tty_zdotdir_set __agent_tty_zdotdir",
       loadUser(".zshrc"),
-      // Cells are written like scripts: a # starts a comment, as in bash.
-      "setopt INTERACTIVE_COMMENTS",
-      "for __agent_tty_map in emacs viins vicmd; do bindkey -M $__agent_tty_map '^X^K' kill-buffer; done; unset __agent_tty_map",
-      `__agent_tty_precmd() {`,
-      `  local ec=$?`,
-      `  print -rn -- $'\\e]${this.markPrefix}D;'"$ec;$PWD"$'\\a' >&2`,
-      // Last of all precmd functions, so a theme that rewrites the prompt in its own precmd keeps the marks.
-      `  precmd_functions=(\${precmd_functions:#__agent_tty_prompt} __agent_tty_prompt)`,
-      `}`,
-      `__agent_tty_prompt() {`,
-      `  [[ $PROMPT == *${has("B")}* ]] || PROMPT="$PROMPT"$'${mark("B")}'`,
-      `  [[ $PROMPT2 == *${has("P")}* ]] || PROMPT2=$'${mark("P")}'"$PROMPT2"`,
-      `}`,
-      `__agent_tty_preexec() { print -rn -- $'\\e]${this.markPrefix}C\\a'; }`,
-      "autoload -Uz add-zsh-hook",
-      "add-zsh-hook preexec __agent_tty_preexec",
-      // First of all precmd functions: the status is the cell's, before any other hook runs.
-      "precmd_functions=(__agent_tty_precmd ${precmd_functions:#__agent_tty_precmd} __agent_tty_prompt)",
-      "unsetopt PROMPT_SP 2>/dev/null",
+      ...zshMarks(this.markPrefix),
       "",
     ];
     writeFileSync(join(dir, ".zshenv"), zshenv.join("\n"), { mode: 0o600 });
@@ -229,48 +283,46 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   #setupFish(plan: SpawnPlan, dir: string): SpawnPlan {
-    this.#clear = FISH_CLEAR;
-    const prefix = this.markPrefix;
-    const init = [
-      `function __agent_tty_preexec --on-event fish_preexec; printf '\\e]${prefix}C\\a'; end`,
-      // Marked right after the command, before fish redraws a line that lacks its newline.
-      `function __agent_tty_postexec --on-event fish_postexec; printf '\\e]${prefix}D;%s;%s\\a' $status $PWD; set -g __agent_tty_marked 1; end`,
-      `function __agent_tty_return; return $argv[1]; end`,
-      // The user's prompt, wrapped: the status mark (when the command did not give it) and the ready mark.
-      "function __agent_tty_wrap_prompt",
-      "  functions -e __agent_tty_user_prompt",
-      "  functions -c fish_prompt __agent_tty_user_prompt 2>/dev/null; or function __agent_tty_user_prompt; printf '> '; end",
-      "  function fish_prompt --description agent-tty",
-      "    set -l ec $status",
-      `    set -q __agent_tty_marked; or printf '\\e]${prefix}D;%s;%s\\a' $ec $PWD`,
-      "    set -e __agent_tty_marked",
-      "    __agent_tty_return $ec; __agent_tty_user_prompt",
-      `    printf '\\e]${prefix}B\\a'`,
-      "  end",
-      "end",
-      "__agent_tty_wrap_prompt",
-      // A cell that defines its own fish_prompt gets it wrapped before it is drawn.
-      "function __agent_tty_guard --on-event fish_prompt",
-      "  set -l details (functions --details --verbose fish_prompt)",
-      "  test \"$details[5]\" = agent-tty; or __agent_tty_wrap_prompt",
-      "end",
-      // Ctrl-C on a command line (an incomplete cell, an interrupt before it ran) redraws the prompt
-      // without running fish_prompt again: the status mark comes from the cancel event instead.
-      `function __agent_tty_cancel --on-event fish_cancel; printf '\\e]${prefix}D;130;%s\\a' $PWD; set -g __agent_tty_marked 1; end`,
-      `function fish_right_prompt; end`,
-      `set -g fish_greeting ''`,
-    ].join("\n");
     const initFile = join(dir, "init.fish");
-    writeFileSync(initFile, init, { mode: 0o600 });
+    writeFileSync(initFile, [...fishMarks(this.markPrefix), "set -g fish_greeting ''"].join("\n"), { mode: 0o600 });
     return { ...plan, args: ["--init-command", `source '${initFile}'`, ...plan.args] };
   }
 
   attach(io: DetectorIo): void {
     this.#io = io;
+    if (!this.#inBand) return;
+    // In-band: the probe is typed once the program's first prompt has stayed quiet a moment.
+    const attachedAt = performance.now();
+    this.#bootWatch = setInterval(() => {
+      const now = performance.now();
+      const quiet = now - this.#lastFedAt >= BOOT_QUIET_MS;
+      const ready = this.#seenOutput ? quiet && io.waitingForInput() !== false : now - attachedAt >= BOOT_SILENT_MS;
+      if (!ready) return;
+      this.#stopBootWatch();
+      this.#startBoot(0, undefined);
+    }, 50);
+    this.#bootWatch.unref();
+  }
+
+  #stopBootWatch(): void {
+    if (this.#bootWatch !== undefined) clearInterval(this.#bootWatch);
+    this.#bootWatch = undefined;
   }
 
   clearLineSequence(): string {
-    return this.#clear;
+    return this.#top.repl === undefined ? (this.#top.clear ?? "") : "";
+  }
+
+  interruptByKey(): boolean {
+    return this.#top.remote;
+  }
+
+  nestedStack(): readonly NestedProgram[] {
+    return this.#levels.slice(1).map((level) => level.program as NestedProgram);
+  }
+
+  interruptSequence(): string {
+    return this.#top.repl?.interruptSequence?.() ?? "\x03";
   }
 
   encode(code: string): string {
@@ -287,23 +339,44 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#tentative = false;
     this.#confirmer.cancel();
     this.#pendingEnd = undefined;
-    if (this.#shell === "sh" || this.#shell === "dash") {
+    this.#left = [];
+    this.#notNested.clear();
+    this.#replCandidate = undefined;
+    const top = this.#top;
+    if (top.repl !== undefined) {
+      this.#replOutputStarted = false;
+      this.#awaitingStart = false;
+      return top.repl.encode?.(code) ?? `${code}\r`;
+    }
+    if (this.#followNested) this.#watchNested();
+    if (top.shell === "sh" || top.shell === "dash") {
       // No line editor and no paste mode: the cell is read whole as a quoted heredoc, then run as one
       // unit. Ctrl-U first drops whatever was typed ahead since the prompt.
       const end = `AGENT_TTY_${randomBytes(6).toString("hex")}`;
       return `${TTY_KILL}__agent_tty_start; eval "$(cat <<'${end}'\r${code.replace(/\n/g, "\r")}\r${end}\r)"; __agent_tty_end\r`;
     }
-    if (this.#shell === "fish") this.#watchIncomplete();
+    if (top.shell === "fish") this.#watchIncomplete(top.remote ? REMOTE_INCOMPLETE_QUIET_MS : INCOMPLETE_QUIET_MS);
+    const clear = top.clear ?? "";
     // The line is cleared first: whatever reached the line editor since the prompt (a terminal's
     // answer to a query nobody read, a stray key) is dropped instead of being run with the cell. A
     // short one-line cell is typed; anything else is pasted, so it runs as one unit and no tab completes.
-    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) return `${this.#clear}${code}\r`;
-    return `${this.#clear}\x1b[200~${code}\x1b[201~\r`;
+    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) return `${clear}${code}\r`;
+    return `${clear}\x1b[200~${code}\x1b[201~\r`;
   }
 
-  feed(event: Parameters<FrameDetector["feed"]>[0]): FeedResult {
-    if (this.#incompleteWatch !== undefined) this.#lastFedAt = performance.now();
+  feed(event: DetectorInput): FeedResult {
+    this.#lastFedAt = performance.now();
+    if ("raw" in event) this.#seenOutput = true;
+    if ("line" in event) this.#partialLine = event.partial ? event.line : "";
+    if (this.#boot?.hide === true) {
+      // The bootstrap of a nested program starts here: nothing after this is the cell's output.
+      this.#boot.hide = false;
+      return { output: "end" };
+    }
     if ("mark" in event) return this.#onMark(event.mark.slice(this.markPrefix.length));
+    if (this.#boot !== undefined) return "line" in event && !event.partial ? { echo: true } : undefined;
+    const repl = this.#top.repl;
+    if (repl !== undefined) return "line" in event ? this.#feedRepl(repl, event) : undefined;
     if ("line" in event && !event.partial) this.#typing = false;
     if ("line" in event && !event.partial && !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(event.line))) {
       return { echo: true };
@@ -311,7 +384,62 @@ class ShellIntegrationDetector implements FrameDetector {
     return undefined;
   }
 
-  #onMark(mark: string): FeedResult {
+  #feedRepl(repl: FrameDetector, event: Extract<DetectorInput, { line: string }>): FeedResult {
+    const verdict = repl.feed(event);
+    if (verdict instanceof Promise) {
+      verdict.then((late) => late !== undefined && !isFrameSignal(late) && this.#io?.endFrame(late), () => undefined);
+      return undefined;
+    }
+    if (!event.partial && !this.#replOutputStarted) {
+      // The first line back is the echo of the typed line (after the REPL's prompt): output starts after it.
+      this.#replOutputStarted = true;
+      return { output: "start" };
+    }
+    return verdict;
+  }
+
+  #onMark(body: string): FeedResult {
+    const tagged = /^(\d+):/.exec(body);
+    const depth = tagged === null ? 0 : Number(tagged[1]);
+    const mark = tagged === null ? body : body.slice(tagged[0].length);
+    const boot = this.#boot;
+    if (boot !== undefined) {
+      if (depth === boot.depth) return this.#onBootMark(boot, mark);
+      if (depth > boot.depth) return undefined;
+      // A program below it is back at its prompt: the program being set up ended first.
+      this.#cancelBoot();
+    }
+    const top = this.#levels.length - 1;
+    if (depth > top) return undefined;
+    if (depth < top) this.#leaveTo(depth, mark);
+    else if (this.#top.repl !== undefined) return undefined;
+    return this.#onLevelMark(mark);
+  }
+
+  /** Programs above `depth` ended: the shell there printed its status mark. */
+  #leaveTo(depth: number, mark: string): void {
+    const exitCode = mark.startsWith("D;") ? Number.parseInt(mark.slice(2), 10) : Number.NaN;
+    const code = Number.isNaN(exitCode) ? null : exitCode;
+    const popped = this.#levels.splice(depth + 1);
+    const outermost = popped[0];
+    for (const level of popped.reverse()) {
+      level.repl?.dispose?.();
+      const program = level.program as NestedProgram;
+      // Only the outermost one's status is known (the shell below saw it). ssh exits 255 when the
+      // connection fails; a remote `exit 255` looks the same.
+      const exitCode = level === outermost ? code : null;
+      const lost = program.name === "ssh" && exitCode === 255;
+      this.#left.push({ ...program, exitCode, reason: lost ? "connection_lost" : "exit" });
+    }
+    this.#stopNestedWatch();
+    // Whatever the cell was doing up there, its end is now the shell's.
+    this.#typing = false;
+    this.#awaitingStart = false;
+    this.#tentative = false;
+    this.#outputStarted = true;
+  }
+
+  #onLevelMark(mark: string): FeedResult {
     switch (mark.charAt(0)) {
       case "C":
         this.#typing = false;
@@ -352,18 +480,197 @@ class ShellIntegrationDetector implements FrameDetector {
         this.#pendingEnd = undefined;
         if (end === undefined || !this.#tentative) {
           // Back at the prompt: a command a person types next (outside any cell) starts its own output.
-          if (end !== undefined) this.#outputStarted = false;
-          return end;
+          if (end !== undefined) {
+            this.#outputStarted = false;
+            this.#stopNestedWatch();
+          }
+          return end === undefined ? end : this.#withNesting(end);
         }
         this.#tentative = false;
         return this.#confirmer.confirm(() => {
           this.#awaitingStart = false;
+          this.#stopNestedWatch();
           return end;
         });
       }
       default:
         return undefined;
     }
+  }
+
+  /** Adds what the cell did to the stack of nested programs to its end. */
+  #withNesting(end: FrameEnd): FrameEnd {
+    if (this.#left.length === 0) return end;
+    const left = this.#left;
+    this.#left = [];
+    const back = this.#top.program?.name ?? "the session's program";
+    const note = left
+      .map((program) =>
+        program.reason === "connection_lost"
+          ? `agent-tty: the connection of '${program.commandLine}' was lost (ssh exited 255); back in ${back}`
+          : `agent-tty: '${program.commandLine}' ended${program.exitCode === null ? "" : ` (status ${program.exitCode})`}; back in ${back}`,
+      )
+      .join("\n");
+    return { ...end, nested: { left, stack: this.nestedStack() }, note };
+  }
+
+  // ── In-band bootstrap ──────────────────────────────────────────────
+
+  /** Types the probe that asks which shell answers; its answer (an I mark) brings the marks. */
+  #startBoot(depth: number, program: Omit<NestedProgram, "shell"> | undefined): void {
+    const tag = depth === 0 ? "" : `${depth}:`;
+    const boot: Boot = { depth, stage: "probe", hide: depth > 0 };
+    if (program !== undefined) (boot as { program?: typeof program }).program = program;
+    this.#boot = boot;
+    if (depth > 0) {
+      boot.timer = setTimeout(() => {
+        // No shell answered: leave the program alone (it stays awaiting input).
+        if (this.#boot !== boot) return;
+        this.#boot = undefined;
+        if (program !== undefined) this.#notNested.add(program.pid);
+      }, NESTED_PROBE_MS);
+      boot.timer.unref();
+    }
+    // A leading space keeps it out of the history of shells that ignore such lines (bash's ignorespace, zsh, fish).
+    this.#io?.write(` printf '\\033]${this.markPrefix}${tag}I;%s;%s;%s\\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"\r`);
+  }
+
+  #onBootMark(boot: Boot, mark: string): FeedResult {
+    const kind = mark.charAt(0);
+    if (kind === "I" && boot.stage === "probe") {
+      const [bash = "", zsh = "", fish = ""] = mark.slice(2).split(";");
+      const shell: Shell = bash !== "" ? "bash" : zsh !== "" ? "zsh" : fish !== "" ? "fish" : "sh";
+      boot.stage = "install";
+      const prefix = `${this.markPrefix}${boot.depth === 0 ? "" : `${boot.depth}:`}`;
+      const script =
+        shell === "bash" ? bashMarks(prefix) : shell === "zsh" ? zshMarks(prefix) : shell === "fish" ? fishMarks(prefix) : posixMarks(prefix);
+      this.#io?.write(` ${script.join("; ")}\r`);
+      if (boot.depth === 0) {
+        const base = this.#levels[0] as Level;
+        base.shell = shell;
+        base.clear = shell === "fish" ? FISH_CLEAR : shell === "sh" ? TTY_KILL : CLEAR_KEY;
+      } else {
+        (boot as { shell?: Shell }).shell = shell;
+      }
+      return undefined;
+    }
+    if (boot.stage !== "install") return undefined;
+    if (kind === "D") {
+      boot.cwd = mark.slice(2).split(";").slice(1).join(";");
+      return undefined;
+    }
+    if (kind !== "B") return undefined;
+    // The marks are in: the shell's prompt now says so.
+    clearTimeout(boot.timer);
+    this.#boot = undefined;
+    if (boot.depth === 0) return { cwd: boot.cwd ?? "" };
+    const shell = (boot as { shell?: Shell }).shell ?? "sh";
+    const program: NestedProgram = { ...(boot.program as Omit<NestedProgram, "shell">), shell };
+    this.#levels.push({
+      tag: `${boot.depth}:`,
+      shell,
+      clear: shell === "fish" ? FISH_CLEAR : shell === "sh" ? TTY_KILL : CLEAR_KEY,
+      program,
+      remote: program.remote,
+    });
+    return this.#entered(program, boot.cwd);
+  }
+
+  #cancelBoot(): void {
+    if (this.#boot === undefined) return;
+    clearTimeout(this.#boot.timer);
+    this.#boot = undefined;
+  }
+
+  #entered(program: NestedProgram, cwd: string | undefined): FrameEnd {
+    this.#stopNestedWatch();
+    this.#outputStarted = false;
+    this.#pendingEnd = undefined;
+    const end: FrameEnd = { exitCode: null, nested: { entered: program, stack: this.nestedStack() } };
+    if (cwd !== undefined && cwd !== "") end.cwd = cwd;
+    return end;
+  }
+
+  // ── Nested programs ────────────────────────────────────────────────
+
+  /**
+   * While a cell runs, watches the terminal's foreground: a program the cell started that waits at
+   * its own prompt (a shell, ssh, su, a REPL) becomes the next level.
+   */
+  #watchNested(): void {
+    this.#stopNestedWatch();
+    const io = this.#io;
+    if (io?.foreground === undefined || this.#top.remote) return;
+    this.#nestedWatch = setInterval(() => this.#checkNested(io), NESTED_CHECK_MS);
+    this.#nestedWatch.unref();
+  }
+
+  #stopNestedWatch(): void {
+    if (this.#nestedWatch !== undefined) clearInterval(this.#nestedWatch);
+    this.#nestedWatch = undefined;
+    this.#replCandidate = undefined;
+  }
+
+  #checkNested(io: DetectorIo): void {
+    if (this.#boot !== undefined || !this.#outputStarted || this.#pendingEnd !== undefined) return;
+    if (performance.now() - this.#lastFedAt < NESTED_QUIET_MS) return;
+    const fg = io.foreground?.();
+    if (fg === undefined || !fg.waiting || fg.isSessionProgram || this.#notNested.has(fg.pid)) return;
+    if (this.#levels.some((level) => level.program?.pid === fg.pid)) return;
+    const commandLine = fg.commandLine.length > 0 ? fg.commandLine : [fg.name];
+    const candidate = this.#replCandidate;
+    if (candidate !== undefined && candidate.pid === fg.pid) {
+      this.#offerReplPrompt(candidate);
+      return;
+    }
+    const kind = classifyNested(commandLine, (name) => integratedShell(name) !== undefined, (command, args) => replDetector(command, args) !== undefined);
+    if (kind === undefined) {
+      this.#notNested.add(fg.pid);
+      return;
+    }
+    const program = {
+      name: fg.name,
+      pid: fg.pid,
+      commandLine: commandLine.join(" "),
+      kind: kind.kind,
+      remote: kind.kind === "shell" && (kind.remote || this.#top.remote),
+      depth: this.#levels.length,
+    };
+    if (kind.kind === "shell") {
+      this.#startBoot(this.#levels.length, program);
+      return;
+    }
+    const [command = "", ...args] = commandLine;
+    const detector = replDetector(command, args) as FrameDetector;
+    const replCandidate: ReplCandidate = { pid: fg.pid, detector, program: program as NestedProgram, fedPartial: "" };
+    detector.attach?.({
+      write: (data) => this.#io?.write(data),
+      waitingForInput: () => this.#io?.waitingForInput(),
+      endFrame: (end) => this.#onReplEnd(replCandidate, end ?? {}),
+    });
+    this.#replCandidate = replCandidate;
+    this.#offerReplPrompt(replCandidate);
+  }
+
+  /** Shows a REPL candidate the line it left unfinished: its prompt, once confirmed, makes it the next level. */
+  #offerReplPrompt(candidate: ReplCandidate): void {
+    const partial = this.#partialLine;
+    if (partial === "" || partial === candidate.fedPartial) return;
+    candidate.fedPartial = partial;
+    const verdict = candidate.detector.feed({ line: partial, partial: true });
+    if (verdict !== undefined && !(verdict instanceof Promise) && !isFrameSignal(verdict)) this.#onReplEnd(candidate, verdict);
+  }
+
+  /** A REPL's prompt detector ended a frame: the REPL just became the next level, or one of its cells ended. */
+  #onReplEnd(candidate: { readonly detector: FrameDetector; readonly program: NestedProgram }, end: FrameEnd): void {
+    if (this.#replCandidate === candidate) {
+      this.#replCandidate = undefined;
+      if (this.#boot !== undefined || this.#pendingEnd !== undefined) return;
+      this.#levels.push({ tag: `${candidate.program.depth}:`, shell: "sh", clear: undefined, repl: candidate.detector, program: candidate.program, remote: false });
+      this.#io?.endFrame(this.#entered(candidate.program, undefined));
+      return;
+    }
+    if (this.#top.repl === candidate.detector) this.#io?.endFrame(end);
   }
 
   #cancelIncomplete(): void {
@@ -383,12 +690,12 @@ class ShellIntegrationDetector implements FrameDetector {
    * fish has no continuation prompt: given an incomplete cell it just waits for the rest. A cell
    * no command of which started while fish sits reading the terminal, quiet, is incomplete.
    */
-  #watchIncomplete(): void {
+  #watchIncomplete(quietMs: number): void {
     this.#stopWatching();
     this.#lastFedAt = performance.now();
     this.#incompleteWatch = setInterval(() => {
       if (!this.#awaitingStart || this.#incomplete) this.#stopWatching();
-      else if (performance.now() - this.#lastFedAt >= INCOMPLETE_QUIET_MS && this.#io?.waitingForInput() === true) this.#cancelIncomplete();
+      else if (performance.now() - this.#lastFedAt >= quietMs && this.#io?.waitingForInput() === true) this.#cancelIncomplete();
     }, INCOMPLETE_CHECK_MS);
     this.#incompleteWatch.unref();
   }
@@ -414,9 +721,109 @@ class ShellIntegrationDetector implements FrameDetector {
 
   dispose(): void {
     this.#stopWatching();
+    this.#stopBootWatch();
+    this.#stopNestedWatch();
+    this.#cancelBoot();
     this.#confirmer.cancel();
+    for (const level of this.#levels) level.repl?.dispose?.();
     this.#removeTempDir();
   }
+}
+
+// ── The marks, per shell ─────────────────────────────────────────────
+// Each element is one complete command: the start-up file joins them with newlines, the in-band
+// bootstrap with "; " into the one line it types. `prefix` is the OSC number, the secret and the level.
+
+/** bash: the prompt carries the status/cwd mark and the ready mark; PS0 the start mark. */
+function bashMarks(prefix: string): string[] {
+  const marked = (kind: string) => shellQuote(`${prefix}${kind}`);
+  // The prompt carries the status and cwd mark (expanded once per prompt; a redraw repeats it
+  // unchanged) and ends with the ready mark: one write, and nothing for PROMPT_COMMAND to print.
+  const statusMark = `\\[\\e]${prefix}D;\$?;\${PWD}\\a\\]`;
+  const readyMark = `\\[\\e]${prefix}B\\a\\]`;
+  const continuationMark = `\\[\\e]${prefix}P\\a\\]`;
+  return [
+    // The marks expand $PWD and the status inside the prompt.
+    "shopt -s promptvars",
+    `for __agent_tty_map in emacs vi-insert vi-command; do bind -m $__agent_tty_map '"\\C-x\\C-k": kill-whole-line' 2>/dev/null; done; unset __agent_tty_map`,
+    // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
+    `__agent_tty_marks() { ` +
+      `case "$PS1" in *${marked("D;")}*${marked("B")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1"${shellQuote(readyMark)} ;; esac; ` +
+      `case "$PS2" in *${marked("P")}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac; ` +
+      `case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${shellQuote(`\\e]${prefix}C\\a`)} ;; esac; }`,
+    "__agent_tty_marks",
+    // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
+    `__agent_tty_check() { [[ $PS1 == *${marked("D;")}*${marked("B")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
+    // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
+    "if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then " +
+      "(( ${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); PROMPT_COMMAND+=(__agent_tty_check); " +
+      'else PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_check"; fi',
+  ];
+}
+
+/** POSIX sh (dash): PS1 carries the marks; cells are wrapped in start/end functions. */
+function posixMarks(prefix: string): string[] {
+  const mark = (kind: string) => `\\033]${prefix}${kind}\\007`;
+  return [
+    `__agent_tty_start() { printf '${mark("C")}'; }`,
+    `__agent_tty_status="$(printf '\\033]${prefix}D;')" __agent_tty_bel="$(printf '\\007')" __agent_tty_ready="$(printf '${mark("B")}')"`,
+    // The prompt carries the marks; a cell that replaced it gets them back when it ends.
+    `__agent_tty_marks() { case "$PS1" in *"$__agent_tty_ready"*) ;; *) PS1="$__agent_tty_status"'$?;$PWD'"$__agent_tty_bel\${PS1-'$ '}$__agent_tty_ready" ;; esac; }`,
+    "__agent_tty_marks",
+    `__agent_tty_end() { __agent_tty_s=$?; __agent_tty_marks; return $__agent_tty_s; }`,
+  ];
+}
+
+/** zsh: precmd prints the status/cwd mark, the prompt ends with the ready mark, preexec the start mark. */
+function zshMarks(prefix: string): string[] {
+  const mark = (kind: string) => `%{\\e]${prefix}${kind}\\a%}`;
+  const has = (kind: string) => shellQuote(`${prefix}${kind}`);
+  return [
+    // Cells are written like scripts: a # starts a comment, as in bash.
+    "setopt INTERACTIVE_COMMENTS",
+    "for __agent_tty_map in emacs viins vicmd; do bindkey -M $__agent_tty_map '^X^K' kill-buffer; done; unset __agent_tty_map",
+    // Last of all precmd functions, so a theme that rewrites the prompt in its own precmd keeps the marks.
+    `__agent_tty_precmd() { local ec=$?; print -rn -- $'\\e]${prefix}D;'"$ec;$PWD"$'\\a' >&2; precmd_functions=(\${precmd_functions:#__agent_tty_prompt} __agent_tty_prompt); }`,
+    `__agent_tty_prompt() { [[ $PROMPT == *${has("B")}* ]] || PROMPT="$PROMPT"$'${mark("B")}'; [[ $PROMPT2 == *${has("P")}* ]] || PROMPT2=$'${mark("P")}'"$PROMPT2"; }`,
+    `__agent_tty_preexec() { print -rn -- $'\\e]${prefix}C\\a'; }`,
+    "autoload -Uz add-zsh-hook",
+    "add-zsh-hook preexec __agent_tty_preexec",
+    // First of all precmd functions: the status is the cell's, before any other hook runs.
+    "precmd_functions=(__agent_tty_precmd ${precmd_functions:#__agent_tty_precmd} __agent_tty_prompt)",
+    "unsetopt PROMPT_SP 2>/dev/null",
+  ];
+}
+
+/** fish: events for start and status, the user's prompt wrapped to end with the ready mark. */
+function fishMarks(prefix: string): string[] {
+  return [
+    `function __agent_tty_preexec --on-event fish_preexec; printf '\\e]${prefix}C\\a'; end`,
+    // Marked right after the command, before fish redraws a line that lacks its newline.
+    `function __agent_tty_postexec --on-event fish_postexec; printf '\\e]${prefix}D;%s;%s\\a' $status $PWD; set -g __agent_tty_marked 1; end`,
+    `function __agent_tty_return; return $argv[1]; end`,
+    // The user's prompt, wrapped: the status mark (when the command did not give it) and the ready mark.
+    "function __agent_tty_wrap_prompt",
+    "  functions -e __agent_tty_user_prompt",
+    "  functions -c fish_prompt __agent_tty_user_prompt 2>/dev/null; or function __agent_tty_user_prompt; printf '> '; end",
+    "  function fish_prompt --description agent-tty",
+    "    set -l ec $status",
+    `    set -q __agent_tty_marked; or printf '\\e]${prefix}D;%s;%s\\a' $ec $PWD`,
+    "    set -e __agent_tty_marked",
+    "    __agent_tty_return $ec; __agent_tty_user_prompt",
+    `    printf '\\e]${prefix}B\\a'`,
+    "  end",
+    "end",
+    "__agent_tty_wrap_prompt",
+    // A cell that defines its own fish_prompt gets it wrapped before it is drawn.
+    "function __agent_tty_guard --on-event fish_prompt",
+    "  set -l details (functions --details --verbose fish_prompt)",
+    "  test \"$details[5]\" = agent-tty; or __agent_tty_wrap_prompt",
+    "end",
+    // Ctrl-C on a command line (an incomplete cell, an interrupt before it ran) redraws the prompt
+    // without running fish_prompt again: the status mark comes from the cancel event instead.
+    `function __agent_tty_cancel --on-event fish_cancel; printf '\\e]${prefix}D;130;%s\\a' $PWD; set -g __agent_tty_marked 1; end`,
+    `function fish_right_prompt; end`,
+  ];
 }
 
 /** Quotes a string for POSIX shells. */

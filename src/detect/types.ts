@@ -9,6 +9,8 @@ export interface SpawnPlan {
   env: Record<string, string>;
 }
 
+import type { NestedProgram, NestingChange } from "./nested.js";
+
 /** Returned by a detector when the program is ready for the next cell. */
 export interface FrameEnd {
   /** The cell's exit status, where the detector can know it. */
@@ -17,6 +19,24 @@ export interface FrameEnd {
   cwd?: string;
   /** How many trailing complete lines of the cell's output were frame noise (a prompt echoed by Enter, say). */
   dropLines?: number;
+  /** The cell entered or left a nested program (becomes `CellResult.nested`). */
+  nested?: NestingChange;
+  /** A line added to the end of the cell's output (why the frame ended the way it did). */
+  note?: string;
+}
+
+/** The process group in the foreground of the terminal (Linux /proc), as {@link DetectorIo.foreground} tells it. */
+export interface ForegroundProgram {
+  /** The group's leader (its process group id). */
+  readonly pid: number;
+  /** Its command name (`comm`). */
+  readonly name: string;
+  /** Its argv (empty when it cannot be read). */
+  readonly commandLine: readonly string[];
+  /** Whether it is blocked reading the terminal. */
+  readonly waiting: boolean;
+  /** True when it is the program the session started (the PTY's own process group). */
+  readonly isSessionProgram: boolean;
 }
 
 /**
@@ -59,6 +79,8 @@ export interface DetectorIo {
    * right now (Linux /proc); `undefined` where the system cannot tell.
    */
   waitingForInput(): boolean | undefined;
+  /** Who is in the terminal's foreground now (Linux /proc); `undefined` where the system cannot tell. */
+  foreground?(): ForegroundProgram | undefined;
 }
 
 /**
@@ -108,6 +130,14 @@ export interface FrameDetector {
    * command that is still running.
    */
   readonly tracksPrompt?: boolean;
+  /**
+   * True when an interrupt must be typed (the detector's interrupt sequence written to the
+   * terminal) rather than sent as SIGINT to the local foreground job: the program that runs the
+   * cell is on another machine (ssh) or in a container.
+   */
+  interruptByKey?(): boolean;
+  /** The nested programs the cells now go to, outermost first (see `Session.nested`). */
+  nestedStack?(): readonly NestedProgram[];
   /** Releases timers and child processes; called when the session closes. */
   dispose?(): void;
 }

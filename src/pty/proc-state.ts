@@ -293,3 +293,10 @@ function listNumeric(dir: string): number[] {
     return [];
   }
 }
+
+/** The argv of `pid` (`/proc/<pid>/cmdline`); empty when it cannot be read. */
+export function readCommandLine(pid: number): string[] {
+  const text = readText(`/proc/${pid}/cmdline`);
+  if (text === undefined || text === "") return [];
+  return text.replace(/\0$/, "").split("\0");
+}

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seen, spawnBash } from "../helpers/sessions.js";
+import { startSshd, type PrivateSshd } from "../helpers/sshd.js";
+
+let sshd: PrivateSshd;
+beforeAll(async () => {
+  sshd = await startSshd();
+});
+afterAll(async () => {
+  await sshd?.stop();
+});
+
+/** Quotes arguments for a bash command line. */
+function shellLine(args: readonly string[]): string {
+  return args.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(" ");
+}
+
+describe("nested programs started by a cell", () => {
+  it("ssh from a bash cell: the cell says ssh took over, the next cells run remotely with exit code and cwd, exit comes back", async () => {
+    const sh = await spawnBash();
+    const enter = await sh.run(`ssh -tt ${shellLine(sshd.sshArgs())}`);
+    expect(enter.status).toBe("done");
+    expect(enter.nested?.entered).toMatchObject({ name: "ssh", kind: "shell", shell: "bash", remote: true, depth: 1 });
+    expect(enter.nested?.entered?.commandLine).toContain(`${sshd.user}@127.0.0.1`);
+    expect(enter.nested?.entered?.pid).toBeGreaterThan(0);
+    expect(sh.nested.map((program) => program.name)).toEqual(["ssh"]);
+    expect(enter.output).not.toContain("agent_tty");
+
+    const inside = await sh.run("cd /tmp && echo inside-remote && (exit 3)");
+    expect(inside).toMatchObject({ status: "done", exitCode: 3, cwd: "/tmp", output: "inside-remote" });
+    expect(await sh.run("echo $SSH_CONNECTION | wc -w")).toMatchObject({ output: "4", exitCode: 0 });
+
+    const leave = await sh.run("exit");
+    expect(leave.status).toBe("done");
+    expect(leave.nested?.left?.[0]).toMatchObject({ name: "ssh", reason: "exit", exitCode: 0 });
+    expect(leave.nested?.stack).toEqual([]);
+    expect(sh.nested).toEqual([]);
+    expect(await sh.run("echo back-${SSH_CONNECTION:-local}")).toMatchObject({ status: "done", exitCode: 0, output: "back-local" });
+  });
+
+  it("bash nested two deep, then back out one level at a time", async () => {
+    const sh = await spawnBash();
+    const first = await sh.run("cd /tmp && bash --norc");
+    expect(first.nested?.entered).toMatchObject({ name: "bash", kind: "shell", shell: "bash", remote: false, depth: 1 });
+    const second = await sh.run("bash --norc");
+    expect(second.nested?.entered).toMatchObject({ name: "bash", depth: 2 });
+    expect(second.nested?.stack.map((program) => program.depth)).toEqual([1, 2]);
+    expect(await sh.run("echo level-$SHLVL; cd /; false")).toMatchObject({ status: "done", exitCode: 1, cwd: "/" });
+    const shlvl = await sh.run("echo $SHLVL");
+    expect(Number(shlvl.output)).toBeGreaterThanOrEqual(3);
+
+    const out2 = await sh.run("exit 4");
+    expect(out2.nested?.left?.map((program) => program.depth)).toEqual([2]);
+    expect(out2).toMatchObject({ status: "done", exitCode: 4, cwd: "/tmp" });
+    expect(sh.nested.length).toBe(1);
+    const out1 = await sh.run("exit");
+    expect(out1.nested?.left?.map((program) => program.depth)).toEqual([1]);
+    expect(sh.nested).toEqual([]);
+    expect(await sh.run("echo $SHLVL")).toMatchObject({ output: shlvl.output === "3" ? "1" : String(Number(shlvl.output) - 2) });
+  });
+
+  it("python3 started from a cell is driven by cells (prompt framing), and exit() returns to bash", async () => {
+    const sh = await spawnBash();
+    const enter = await sh.run("python3");
+    expect(enter.nested?.entered).toMatchObject({ name: "python3", kind: "repl", depth: 1 });
+    expect(await sh.run("x = 6 * 7")).toMatchObject({ status: "done", output: "" });
+    expect(await sh.run("print(x)")).toMatchObject({ status: "done", output: "42" });
+    expect(await sh.run("for i in range(3):\n    print(i * x)")).toMatchObject({ status: "done", output: "0\n42\n84" });
+    const leave = await sh.run("exit()");
+    expect(leave.nested?.left?.[0]).toMatchObject({ name: "python3", reason: "exit", exitCode: 0 });
+    expect(await sh.run("echo back")).toMatchObject({ status: "done", exitCode: 0, output: "back" });
+  });
+
+  it("a killed connection settles the running remote cell quickly and leaves the outer bash usable", async () => {
+    const sh = await spawnBash();
+    const enter = await sh.run(`ssh -tt ${shellLine(sshd.sshArgs())}`);
+    expect(enter.nested?.entered?.name).toBe("ssh");
+    const cell = sh.fire("echo started; sleep 60");
+    await seen(cell, "started");
+    const killedAt = performance.now();
+    for (const pid of sshd.connectionPids()) process.kill(pid, "SIGKILL");
+    const result = await cell.result;
+    expect(performance.now() - killedAt).toBeLessThan(5_000);
+    expect(result.status).toBe("done");
+    expect(result.exitCode).toBe(255);
+    expect(result.nested?.left?.[0]).toMatchObject({ name: "ssh", reason: "connection_lost" });
+    expect(result.output).toContain("connection of");
+    expect(sh.nested).toEqual([]);
+    expect(await sh.run("echo outer-ok")).toMatchObject({ status: "done", exitCode: 0, output: "outer-ok" });
+  });
+});
