@@ -1060,10 +1060,14 @@ export class Session extends EventEmitter<SessionEvents> {
    * What a person would see now: every visible row (alternate screen
    * included, blank rows too, so `rows` lines), `\n`-joined, each row's
    * trailing spaces trimmed. Stable enough for `toMatchInlineSnapshot`.
+   *
+   * With `{ styled: true }`, the screen as escape sequences that redraw it
+   * on a fresh terminal: colours, attributes, the cursor and the terminal's
+   * modes included (what a web terminal that starts watching is sent).
    */
-  screen(): string {
+  screen(options: { readonly styled?: boolean } = {}): string {
     this.#assertNotClosedByUser();
-    return this.#syncScreen().text();
+    return options.styled === true ? this.#syncScreen().styledText() : this.#syncScreen().text();
   }
 
   /**

@@ -56,12 +56,11 @@ function refuse(socket: Duplex, status: number, body: unknown): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
 }
 
-/** The screen as bytes that redraw it on a fresh terminal. */
+/** The screen as bytes that redraw it on a fresh terminal: colours, attributes and modes kept. */
 function replay(entry: SessionEntry): string {
   const sh = entry.session;
   const cursor = sh.cursor();
-  const screen = sh.screen().replace(/\n/g, "\r\n");
-  return `${cursor.alternateScreen ? "\x1b[?1049h" : ""}\x1b[H\x1b[2J\x1b[0m${screen}\x1b[${cursor.y + 1};${cursor.x + 1}H`;
+  return `\x1b[H\x1b[2J\x1b[0m${sh.screen({ styled: true })}\x1b[${cursor.y + 1};${cursor.x + 1}H`;
 }
 
 function watch(ws: WebSocket, entry: SessionEntry, service: SessionService): void {

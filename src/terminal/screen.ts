@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type { SerializeAddon } from "@xterm/addon-serialize";
 import type { Terminal } from "@xterm/headless";
 import { describeValue, invalidArgument } from "../errors.js";
 import { isPlainText, PlainRun } from "./plain-run.js";
@@ -33,9 +34,8 @@ export interface Disposable {
 }
 
 // @xterm/headless is a CommonJS bundle whose exports Node cannot name statically.
-const { Terminal: XTerm } = createRequire(import.meta.url)(
-  "@xterm/headless",
-) as typeof import("@xterm/headless");
+const require = createRequire(import.meta.url);
+const { Terminal: XTerm } = require("@xterm/headless") as typeof import("@xterm/headless");
 
 /**
  * A headless xterm that renders what a person would see in the terminal.
@@ -62,6 +62,7 @@ export class Screen {
   readonly #scrollback: number;
   #run: PlainRun | undefined;
   #disposed = false;
+  #serializer: SerializeAddon | undefined;
 
   /**
    * @throws {AgentTtyError} `ERR_INVALID_ARGUMENT` when `cols`, `rows` or
@@ -169,6 +170,23 @@ export class Screen {
       lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true).trimEnd() ?? "");
     }
     return lines.join("\n");
+  }
+
+  /**
+   * The visible screen as escape sequences that redraw it, colours,
+   * attributes, cursor and terminal modes included (the alternate screen
+   * too, when shown): what a terminal that starts watching is sent first.
+   * Uses xterm.js's serialize addon, loaded on first use.
+   */
+  styledText(): string {
+    if (this.#disposed) return "";
+    this.#settle();
+    if (this.#serializer === undefined) {
+      const { SerializeAddon } = require("@xterm/addon-serialize") as typeof import("@xterm/addon-serialize");
+      this.#serializer = new SerializeAddon();
+      this.#terminal.loadAddon(this.#serializer);
+    }
+    return this.#serializer.serialize({ scrollback: 0 });
   }
 
   /**

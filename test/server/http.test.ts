@@ -319,6 +319,18 @@ describe("human control over the terminal WebSocket", () => {
     expect(after.json).toMatchObject({ status: "done", output: "agent-again" });
   });
 
+  it("a watcher that starts late gets the screen with its colours, not only its text", async () => {
+    const server = await startServer();
+    const api = client(server);
+    await api.post("/api/sessions", { name: "c", ...BASH });
+    await api.post("/api/sessions/c/run", { code: "printf '\\033[31mred-text\\033[0m plain\\n'" });
+    const watcher = terminalSocket(server, "c");
+    await watcher.opened;
+    await waitFor(() => watcher.messages.some((m) => m.type === "hello"), { message: "the hello message" });
+    const hello = watcher.messages.find((m) => m.type === "hello") as { data: string };
+    expect(hello.data).toMatch(/\x1b\[31mred-text\x1b\[0m plain/);
+  });
+
   it("a watcher that stops reading has its backlog dropped and gets the screen again: memory stays bounded", async () => {
     const server = await startServer();
     const api = client(server);

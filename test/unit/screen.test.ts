@@ -140,3 +140,20 @@ describe("Screen", () => {
     expect(() => screen().resize(0, 5)).toThrowError(expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }));
   });
 });
+
+describe("Screen.styledText", () => {
+  it("redraws the same screen, colours and the alternate screen included, on a fresh emulator", () => {
+    const source = new Screen({ cols: 30, rows: 5 });
+    source.write("plain \x1b[31mred\x1b[0m \x1b[1;44mbold-blue\x1b[0m\r\nsecond line\r\n");
+    const normal = new Screen({ cols: 30, rows: 5 });
+    normal.write(source.styledText());
+    expect(normal.text()).toBe(source.text());
+    expect(source.styledText()).toContain("\x1b[31mred");
+
+    source.write("\x1b[?1049h\x1b[H\x1b[32mfull-screen\x1b[0m");
+    const alternate = new Screen({ cols: 30, rows: 5 });
+    alternate.write(source.styledText());
+    expect(alternate.alternateScreen).toBe(true);
+    expect(alternate.text()).toBe(source.text());
+  });
+});
