@@ -51,6 +51,21 @@ export function replDetector(command: string, args: readonly string[]): FrameDet
   return make !== undefined && !runsScript(args) ? make() : undefined;
 }
 
+/** Prompts that tell a known REPL when its process cannot be seen (inside ssh): the prompt, then the REPL. */
+const REPL_PROMPTS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^>>> $/, "python"],
+  [/^\(gdb\) $/, "gdb"],
+  [/^sqlite> $/, "sqlite3"],
+  [/^[^\s]*=[#>] $/, "psql"],
+  [/^irb\([^)]*\):\d+:\d+> $/, "irb"],
+];
+
+/** The prompt detector of the known REPL whose prompt `line` is (python's `>>> `, psql's `db=# `…), if any. */
+export function replDetectorForPrompt(line: string): FrameDetector | undefined {
+  const found = REPL_PROMPTS.find(([pattern]) => pattern.test(line));
+  return found === undefined ? undefined : REPLS[found[1]]?.();
+}
+
 /**
  * What `detector: "auto"` picks: shell integration for bash, zsh, fish and sh; shell
  * integration typed in-band for `ssh host`, `docker`/`podman exec -it` and `kubectl exec -it`; a

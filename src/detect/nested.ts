@@ -8,9 +8,12 @@ import { basename } from "node:path";
 export interface NestedProgram {
   /** The program's name (`comm`): `"ssh"`, `"bash"`, `"python3"`. */
   readonly name: string;
-  /** Its process id on this machine (the leader of the foreground process group). */
-  readonly pid: number;
-  /** Its command line, space-joined (`"ssh -p 2222 me@host"`). */
+  /**
+   * Its process id on this machine (the leader of the foreground process group); `null` for a
+   * program started inside a remote level (its process is on the far side).
+   */
+  readonly pid: number | null;
+  /** Its command line, space-joined (`"ssh -p 2222 me@host"`); inside a remote level, the cell's line that started it. */
   readonly commandLine: string;
   /** `"shell"`: framed by shell integration typed in-band; `"repl"`: by the REPL's prompt. */
   readonly kind: "shell" | "repl";

@@ -5,7 +5,7 @@ import { basename, join } from "node:path";
 import { invalidArgument } from "../errors.js";
 import { makePrivateTempDir } from "../internal/private-temp-dir.js";
 import { optionalBoolean, optionsObject } from "../validate.js";
-import { replDetector } from "./auto.js";
+import { replDetector, replDetectorForPrompt } from "./auto.js";
 import { PromptConfirmer } from "./confirm.js";
 import { classifyNested, type LeftProgram, type NestedProgram } from "./nested.js";
 import { isFrameSignal, type DetectorInput, type DetectorIo, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./types.js";
@@ -48,7 +48,7 @@ export function integratedShell(command: string): (typeof INTEGRATED_SHELLS)[num
 /** A shell {@link shellIntegration} knows how to hook. */
 type Shell = (typeof INTEGRATED_SHELLS)[number];
 
-/** Options of {@link shellIntegration}. */
+/** Options of `detectors.shellIntegration()`. */
 export interface ShellIntegrationOptions {
   /**
    * Install the marks by typing them at the program's first prompt instead of through the shell's
@@ -75,6 +75,10 @@ const NESTED_PROBE_MS = 5_000;
 /** How long a cell's foreground program must stay quiet, reading, before it counts as a nested program. */
 const NESTED_QUIET_MS = 200;
 const NESTED_CHECK_MS = 100;
+/** Inside ssh: how long a cell's output must stop at a prompt-like line before it is taken for a nested program's. */
+const REMOTE_NESTED_QUIET_MS = 400;
+/** What a shell's prompt ends with, for a program started inside ssh (its process cannot be seen). */
+const REMOTE_SHELL_PROMPT = /[$#%] $/;
 /** fish over a connection: the wait before a cell with no command started counts as incomplete. */
 const REMOTE_INCOMPLETE_QUIET_MS = 1_000;
 
@@ -176,6 +180,8 @@ class ShellIntegrationDetector implements FrameDetector {
   /** A REPL seen in the foreground, waiting for its prompt to be confirmed. */
   #replCandidate: ReplCandidate | undefined;
   #partialLine = "";
+  /** Inside a remote level: the last unfinished line already judged for a nested program. */
+  #remoteTried = "";
   #bootWatch: NodeJS.Timeout | undefined;
   #seenOutput = false;
 
@@ -342,6 +348,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#left = [];
     this.#notNested.clear();
     this.#replCandidate = undefined;
+    this.#remoteTried = "";
     const top = this.#top;
     if (top.repl !== undefined) {
       this.#replOutputStarted = false;
@@ -527,7 +534,7 @@ class ShellIntegrationDetector implements FrameDetector {
         // No shell answered: leave the program alone (it stays awaiting input).
         if (this.#boot !== boot) return;
         this.#boot = undefined;
-        if (program !== undefined) this.#notNested.add(program.pid);
+        if (program?.pid != null) this.#notNested.add(program.pid);
       }, NESTED_PROBE_MS);
       boot.timer.unref();
     }
@@ -600,7 +607,7 @@ class ShellIntegrationDetector implements FrameDetector {
   #watchNested(): void {
     this.#stopNestedWatch();
     const io = this.#io;
-    if (io?.foreground === undefined || this.#top.remote) return;
+    if (io === undefined || (io.foreground === undefined && !this.#top.remote)) return;
     this.#nestedWatch = setInterval(() => this.#checkNested(io), NESTED_CHECK_MS);
     this.#nestedWatch.unref();
   }
@@ -613,6 +620,10 @@ class ShellIntegrationDetector implements FrameDetector {
 
   #checkNested(io: DetectorIo): void {
     if (this.#boot !== undefined || !this.#outputStarted || this.#pendingEnd !== undefined) return;
+    if (this.#top.remote) {
+      this.#checkNestedRemote();
+      return;
+    }
     if (performance.now() - this.#lastFedAt < NESTED_QUIET_MS) return;
     const fg = io.foreground?.();
     if (fg === undefined || !fg.waiting || fg.isSessionProgram || this.#notNested.has(fg.pid)) return;
@@ -641,8 +652,37 @@ class ShellIntegrationDetector implements FrameDetector {
       return;
     }
     const [command = "", ...args] = commandLine;
-    const detector = replDetector(command, args) as FrameDetector;
-    const replCandidate: ReplCandidate = { pid: fg.pid, detector, program: program as NestedProgram, fedPartial: "" };
+    this.#adoptRepl(replDetector(command, args) as FrameDetector, program as NestedProgram);
+  }
+
+  /**
+   * Inside ssh (or a container) the far side's processes cannot be seen: a cell whose output stops,
+   * quiet, at a known REPL's prompt (`>>> `, `db=# `) or at what looks like a shell's (`$ `, `# `,
+   * `% `) is taken for a nested program; a shell must answer the probe to become one.
+   */
+  #checkNestedRemote(): void {
+    const candidate = this.#replCandidate;
+    if (candidate !== undefined) {
+      this.#offerReplPrompt(candidate);
+      return;
+    }
+    if (performance.now() - this.#lastFedAt < REMOTE_NESTED_QUIET_MS) return;
+    const partial = this.#partialLine;
+    if (partial === "" || partial === this.#remoteTried) return;
+    this.#remoteTried = partial;
+    const line = this.#codeLines[this.#codeLines.length - 1] ?? "";
+    const name = basename(line.split(/\s+/).find((word) => word !== "" && !word.includes("=") && word !== "exec" && word !== "sudo") ?? line);
+    const program = { name, pid: null, commandLine: line, remote: true, depth: this.#levels.length };
+    const repl = replDetectorForPrompt(partial);
+    if (repl !== undefined) {
+      this.#adoptRepl(repl, { ...program, kind: "repl" });
+      return;
+    }
+    if (REMOTE_SHELL_PROMPT.test(partial)) this.#startBoot(this.#levels.length, { ...program, kind: "shell" });
+  }
+
+  #adoptRepl(detector: FrameDetector, program: NestedProgram): void {
+    const replCandidate: ReplCandidate = { pid: program.pid ?? -1, detector, program, fedPartial: "" };
     detector.attach?.({
       write: (data) => this.#io?.write(data),
       waitingForInput: () => this.#io?.waitingForInput(),

@@ -59,6 +59,22 @@ describe("nested programs started by a cell", () => {
     expect(await sh.run("echo $SHLVL")).toMatchObject({ output: shlvl.output === "3" ? "1" : String(Number(shlvl.output) - 2) });
   });
 
+  it("su to a login shell, then bash inside it: two deep, each level framed, each exit reported", async () => {
+    const sh = await spawnBash();
+    const su = await sh.run("su -");
+    expect(su.status).toBe("done");
+    expect(su.nested?.entered).toMatchObject({ kind: "shell", depth: 1, remote: false });
+    expect(await sh.run("echo login-$HOME; cd /tmp")).toMatchObject({ status: "done", exitCode: 0, cwd: "/tmp" });
+    const inner = await sh.run("bash --norc");
+    expect(inner.nested?.entered).toMatchObject({ name: "bash", depth: 2 });
+    expect(await sh.run("(exit 7)")).toMatchObject({ exitCode: 7, cwd: "/tmp" });
+    expect((await sh.run("exit")).nested?.left?.map((program) => program.depth)).toEqual([2]);
+    const back = await sh.run("exit");
+    expect(back.nested?.left?.map((program) => program.depth)).toEqual([1]);
+    expect(sh.nested).toEqual([]);
+    expect(await sh.run("echo top")).toMatchObject({ output: "top", exitCode: 0 });
+  });
+
   it("python3 started from a cell is driven by cells (prompt framing), and exit() returns to bash", async () => {
     const sh = await spawnBash();
     const enter = await sh.run("python3");
@@ -69,6 +85,23 @@ describe("nested programs started by a cell", () => {
     const leave = await sh.run("exit()");
     expect(leave.nested?.left?.[0]).toMatchObject({ name: "python3", reason: "exit", exitCode: 0 });
     expect(await sh.run("echo back")).toMatchObject({ status: "done", exitCode: 0, output: "back" });
+  });
+
+  it("inside ssh (processes out of sight): python3 and a sub-shell are followed by their prompts, and left again", async () => {
+    const sh = await spawnBash();
+    expect((await sh.run(`ssh -tt ${shellLine(sshd.sshArgs())}`)).nested?.entered?.name).toBe("ssh");
+    const python = await sh.run("python3");
+    expect(python.nested?.entered).toMatchObject({ name: "python3", kind: "repl", pid: null, remote: true, depth: 2 });
+    expect(await sh.run("print(6 * 7)")).toMatchObject({ status: "done", output: "42" });
+    const leftPython = await sh.run("exit()");
+    expect(leftPython.nested?.left?.[0]).toMatchObject({ name: "python3", depth: 2 });
+    expect(leftPython.nested?.stack.map((program) => program.name)).toEqual(["ssh"]);
+    const sub = await sh.run("bash --norc");
+    expect(sub.nested?.entered).toMatchObject({ name: "bash", kind: "shell", shell: "bash", depth: 2, remote: true });
+    expect(await sh.run("cd /tmp; (exit 9)")).toMatchObject({ exitCode: 9, cwd: "/tmp" });
+    expect((await sh.run("exit")).nested?.left?.[0]).toMatchObject({ name: "bash", depth: 2 });
+    expect((await sh.run("exit")).nested?.left?.[0]).toMatchObject({ name: "ssh", depth: 1 });
+    expect(await sh.run("echo home")).toMatchObject({ output: "home", exitCode: 0 });
   });
 
   it("a killed connection settles the running remote cell quickly and leaves the outer bash usable", async () => {
