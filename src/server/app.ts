@@ -135,7 +135,8 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
     async (c) => {
       const { code, ...options } = defined(c.req.valid("json"));
       const entry = service.get(c.req.valid("param").name);
-      const result = await entry.run(code, options);
+      // A client that goes away (a cancelled tool call, Ctrl-C in curl) interrupts its cell, as `k run` does.
+      const result = await entry.run(code, { ...options, signal: c.req.raw.signal });
       return c.json(cellResultView(result), 200);
     },
   );

@@ -119,6 +119,25 @@ describe("HTTP API", () => {
     expect(done.output).toContain("got y");
   });
 
+  it("a client that goes away during run interrupts its cell, and the session takes the next one", async () => {
+    const server = await startServer();
+    const api = client(server);
+    await api.post("/api/sessions", { name: "gone", ...BASH });
+    const abort = new AbortController();
+    const running = fetch(`${server.url}/api/sessions/gone/run`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ code: "sleep 30" }),
+      signal: abort.signal,
+    }).catch((error: unknown) => error);
+    await waitFor(async () => (await api.get("/api/sessions/gone")).json.activity === "running", { message: "the cell to run" });
+    abort.abort();
+    expect(await running).toBeInstanceOf(Error);
+    await waitFor(async () => (await api.get("/api/sessions/gone")).json.activity === "idle", { message: "the cell to be interrupted", timeoutMs: 10_000 });
+    const after = await api.post("/api/sessions/gone/run", { code: "echo next-cell" });
+    expect(after.json).toMatchObject({ status: "done", output: "next-cell" });
+  });
+
   it("racing clients on one session: exactly one cell runs, the rest get 409, nothing is typed twice", async () => {
     const server = await startServer();
     const api = client(server);
