@@ -13,7 +13,8 @@ export type AgentTtyErrorCode =
   | "ERR_TOO_MANY_SESSIONS"
   | "ERR_NO_SESSION"
   | "ERR_HUMAN_CONTROL"
-  | "ERR_NEEDS_RECOVERY";
+  | "ERR_NEEDS_RECOVERY"
+  | "ERR_RECORD";
 
 /** Options accepted by every {@link AgentTtyError} constructor. */
 export interface AgentTtyErrorOptions {

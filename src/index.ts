@@ -30,4 +30,8 @@ export { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, S
 export type { AgentTtyErrorCode, AgentTtyErrorOptions } from "./errors.js";
 export type { SessionEvent, SessionEventType, SessionEvents } from "./events.js";
 export { SESSION_DEFAULTS } from "./options.js";
+export { Recording } from "./record/recording.js";
+export type { RecordOptions } from "./record/recording.js";
+export { AsciicastWriter, parseAsciicast, readAsciicast } from "./record/asciicast.js";
+export type { Asciicast, AsciicastEvent, AsciicastHeader, AsciicastWriterOptions } from "./record/asciicast.js";
 export type { CellOptions, SessionOptions } from "./options.js";

@@ -80,6 +80,11 @@ export interface SessionOptions {
    * @default 2048
    */
   readonly maxProcesses?: number;
+  /**
+   * Record the session to this asciicast v2 file from its start (see
+   * `session.record()`); the file is complete once the session is closed.
+   */
+  readonly record?: string;
 }
 
 /** {@link SessionOptions} with every default applied. */
@@ -101,6 +106,7 @@ export interface NormalizedSessionOptions {
   readonly hardenEnv: boolean;
   readonly closeGraceMs: number;
   readonly maxProcesses: number;
+  readonly record: string | undefined;
 }
 
 /** The defaults of {@link SessionOptions}, in one place. */
@@ -121,7 +127,7 @@ export const SESSION_DEFAULTS = Object.freeze({
 const KNOWN_OPTIONS: readonly string[] = [
   "command", "args", "cwd", "env", "extendEnv", "cols", "rows", "name", "label", "description",
   "detector", "timeoutMs", "readyTimeoutMs", "maxOutputBytes", "hardenEnv", "closeGraceMs",
-  "maxProcesses",
+  "maxProcesses", "record",
 ];
 
 /** Throws unless `name` is a valid session name. */
@@ -203,7 +209,16 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
       given["maxProcesses"] === Infinity
         ? Infinity
         : (optionalPositive(given["maxProcesses"], "maxProcesses", { integer: true }) ?? SESSION_DEFAULTS.maxProcesses),
+    record: recordPath(given["record"]),
   };
+}
+
+function recordPath(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value === "" || value.includes("\0")) {
+    throw invalidArgument(`Expected \`record\` to be the path of the .cast file to write, got ${describeValue(value)}`);
+  }
+  return value;
 }
 
 function defaultName(command: string): string {

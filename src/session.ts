@@ -25,6 +25,7 @@ import { encodeKeys } from "./terminal/keys.js";
 import { Screen } from "./terminal/screen.js";
 import { LineAssembler, type LineSink } from "./terminal/line-assembler.js";
 import { Transcript } from "./terminal/transcript.js";
+import { Recording, type RecordOptions } from "./record/recording.js";
 
 /** Where a session stands. */
 export type SessionState = "starting" | "idle" | "busy" | "timed_out" | "exited" | "closed";
@@ -183,6 +184,10 @@ export class Session extends EventEmitter<SessionEvents> {
   #humanHolds = 0;
   #lastInputAt = 0;
   #inputTimer: NodeJS.Timeout | undefined;
+  /** Recordings in progress (`record()`), fed every output, input, resize and cell mark. */
+  readonly #recordings = new Set<Recording>();
+  /** The TERM the program sees, for recording headers. */
+  #term = "xterm-256color";
 
   /** @internal Use {@link Session.spawn}. */
   private constructor(options: NormalizedSessionOptions, detector: FrameDetector) {
@@ -224,6 +229,8 @@ export class Session extends EventEmitter<SessionEvents> {
     // Look the command up where the program would: its PATH, or ours when it has none.
     const command = resolveCommand(options.command, env["PATH"] ?? process.env["PATH"]);
     let plan: SpawnPlan = { command, args: [...options.args], cwd: options.cwd, env };
+    this.#term = env["TERM"] ?? this.#term;
+    if (options.record !== undefined) this.record(options.record);
     try {
       if (this.#detector.setup !== undefined) plan = await this.#detector.setup(plan);
     } catch (error) {
@@ -234,6 +241,9 @@ export class Session extends EventEmitter<SessionEvents> {
       this.#pty = spawnPty(plan, { cols: options.cols, rows: options.rows }, {
         onData: (text) => this.#onData(text),
         onExit: (exit) => this.#onExit(exit),
+        onInput: (data) => {
+          for (const recording of this.#recordings) recording.input(data);
+        },
       });
     } catch (error) {
       this.#detector.dispose?.();
@@ -277,6 +287,7 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#lastOutputAt = performance.now();
     if (this.listenerCount("data") > 0) this.emit("data", text);
     for (const stream of this.#rawStreams) stream.push(text);
+    for (const recording of this.#recordings) recording.output(text);
     this.#screenPending.push(text);
     this.#screenPendingChars += text.length;
     this.#queryAnswers?.noteOutput(text);
@@ -1091,6 +1102,7 @@ export class Session extends EventEmitter<SessionEvents> {
     // Output so far was drawn at the old size: the emulator takes it in before it resizes.
     this.#syncScreen().resize(cols, rows);
     this.#size = { cols, rows };
+    for (const recording of this.#recordings) recording.resize(cols, rows);
   }
 
   /**
@@ -1265,6 +1277,7 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   #emitEvent(fields: Omit<SessionEvent, "session" | "ts">): void {
+    if (this.#recordings.size > 0) this.#markCell(fields);
     const name = fields.type === "fired" || fields.type === "done" ? "cell" : fields.type === "error" ? undefined : fields.type;
     const heard = (name !== undefined && this.listenerCount(name) > 0) || this.listenerCount("event") > 0;
     if (!heard && this.#eventStreams.size === 0) return; // every cell emits two: only build them for someone
@@ -1272,6 +1285,57 @@ export class Session extends EventEmitter<SessionEvents> {
     for (const stream of this.#eventStreams) stream.push(event);
     if (name !== undefined) this.emit(name, event);
     this.emit("event", event);
+  }
+
+  /** Marks the start (with its code) and the end (with its status) of a cell in every recording. */
+  #markCell(fields: Omit<SessionEvent, "session" | "ts">): void {
+    let label: string | undefined;
+    if (fields.type === "fired" && fields.status === "running") label = `cell ${fields.cellId} start: ${this.#lock?.code ?? ""}`;
+    else if (fields.type === "done") {
+      label = `cell ${fields.cellId} end: ${fields.status}${typeof fields.exitCode === "number" ? ` (exit ${fields.exitCode})` : ""}`;
+    }
+    if (label !== undefined) for (const recording of this.#recordings) recording.mark(label);
+  }
+
+  /**
+   * Records the terminal to an asciicast v2 file (playable by `asciinema
+   * play` and asciinema-player) from now on: what it showed (`o` events),
+   * what was typed into it (`i`), resizes (`r`) and a mark (`m`) at the start
+   * and end of each cell. Streamed to disk with bounded memory; the
+   * recording ends with `stop()` or `close()`, which write the rest. Several
+   * recordings can run at once.
+   *
+   * @example
+   * ```ts
+   * const rec = sh.record("session.cast");
+   * await sh.run("make test");
+   * rec.stop();   // or await sh.close()
+   * ```
+   * @throws {AgentTtyError} `ERR_INVALID_ARGUMENT` for a bad path; `ERR_RECORD` when the file cannot be created;
+   * `ERR_SESSION_CLOSED` after close.
+   */
+  record(path: string, options: RecordOptions = {}): Recording {
+    this.#assertOpen();
+    const given = optionsObject(options, ["title", "flushBytes", "flushIntervalMs"], "record options");
+    const title = given["title"] ?? this.#options.name;
+    if (typeof title !== "string") throw invalidArgument(`Expected \`title\` to be a string, got ${describeValue(title)}`);
+    const flushBytes = optionalPositive(given["flushBytes"], "flushBytes", { integer: true });
+    const flushIntervalMs = optionalPositive(given["flushIntervalMs"], "flushIntervalMs");
+    const recording: Recording = new Recording(
+      path,
+      {
+        version: 2,
+        width: this.#size.cols,
+        height: this.#size.rows,
+        command: [this.#options.command, ...this.#options.args].join(" "),
+        title,
+        env: { TERM: this.#term, SHELL: process.env["SHELL"] ?? "/bin/sh" },
+      },
+      { ...(flushBytes === undefined ? {} : { flushBytes }), ...(flushIntervalMs === undefined ? {} : { flushIntervalMs }) },
+      () => this.#recordings.delete(recording),
+    );
+    this.#recordings.add(recording);
+    return recording;
   }
 
   #endStreams(): void {
@@ -1394,6 +1458,7 @@ export class Session extends EventEmitter<SessionEvents> {
     this.#state = "closed";
     this.#detector.dispose?.();
     this.#screen?.dispose();
+    for (const recording of [...this.#recordings]) recording.stop();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -31,6 +31,8 @@ export interface PtyHandlers {
   onData(text: string): void;
   /** After the last data was delivered. */
   onExit(exit: PtyExit): void;
+  /** Every write to the terminal, before it is written (recordings). */
+  onInput?(data: string): void;
 }
 
 /**
@@ -81,6 +83,7 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
     ptsName: (pty as nodePty.IPty & { ptsName?: string }).ptsName,
     write(data) {
       if (destroyed || exited) return;
+      handlers.onInput?.(data);
       if (writer === undefined) pty.write(data);
       else writer.write(data);
     },
