@@ -47,7 +47,7 @@ export interface NestingChange {
 }
 
 /** Programs that reach a shell elsewhere: their far side is probed for its shell. */
-const REMOTE = new Set(["ssh", "docker", "podman", "kubectl", "mosh-client"]);
+export const REMOTE_PROGRAMS: ReadonlySet<string> = new Set(["ssh", "docker", "podman", "kubectl", "mosh-client"]);
 /** Programs that start a local shell as someone else. */
 const SWITCH_USER = new Set(["su", "sudo", "doas", "runuser", "machinectl", "nsenter", "chroot", "unshare"]);
 
@@ -102,7 +102,7 @@ export function classifyNested(
 ): NestedKind {
   const [command = "", ...args] = commandLine;
   const name = basename(command).replace(/^-/, ""); // a login shell's argv[0] is "-bash"
-  if (REMOTE.has(name)) return startsRemoteShell(name, args) || name === "mosh-client" ? { kind: "shell", remote: true } : undefined;
+  if (REMOTE_PROGRAMS.has(name)) return startsRemoteShell(name, args) || name === "mosh-client" ? { kind: "shell", remote: true } : undefined;
   if (SWITCH_USER.has(name)) return { kind: "shell", remote: false };
   if (isShell(name)) {
     // `bash script.sh` or `bash -c …` waiting for input is a script reading, not a shell.

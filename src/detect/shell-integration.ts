@@ -7,7 +7,7 @@ import { makePrivateTempDir } from "../internal/private-temp-dir.js";
 import { optionalBoolean, optionsObject } from "../validate.js";
 import { replDetector, replDetectorForPrompt } from "./auto.js";
 import { PromptConfirmer } from "./confirm.js";
-import { classifyNested, type LeftProgram, type NestedProgram } from "./nested.js";
+import { classifyNested, REMOTE_PROGRAMS, type LeftProgram, type NestedProgram } from "./nested.js";
 import { isFrameSignal, type DetectorInput, type DetectorIo, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./types.js";
 
 /** The OSC number of agent-tty's marks; terminals ignore it. */
@@ -67,11 +67,16 @@ export interface ShellIntegrationOptions {
 }
 
 /** How long the first prompt must stay quiet before the in-band bootstrap is typed. */
-const BOOT_QUIET_MS = 250;
+const BOOT_QUIET_MS = 150;
 /** Typed anyway when the program printed nothing for this long (a shell with an empty prompt). */
 const BOOT_SILENT_MS = 3_000;
-/** How long a nested program has to answer the probe before it is taken for something else. */
-const NESTED_PROBE_MS = 5_000;
+/** How often the bootstrap checks whether the probe can be typed. */
+const BOOT_CHECK_MS = 50;
+/** A probe no shell answered within this long is typed again (at most MAX_PROBES times in all). */
+const PROBE_RETRY_MS = 2_500;
+const MAX_PROBES = 3;
+/** How long a nested program's prompt is waited for before the program is left alone. */
+const NESTED_PROMPT_WAIT_MS = 30_000;
 /** How long a cell's foreground program must stay quiet, reading, before it counts as a nested program. */
 const NESTED_QUIET_MS = 200;
 const NESTED_CHECK_MS = 100;
@@ -79,6 +84,8 @@ const NESTED_CHECK_MS = 100;
 const REMOTE_NESTED_QUIET_MS = 400;
 /** What a shell's prompt ends with, for a program started inside ssh (its process cannot be seen). */
 const REMOTE_SHELL_PROMPT = /[$#%] $/;
+/** Over a connection: the quiet that stands for "the far program reads its terminal". */
+const REMOTE_QUIET_MS = 80;
 /** fish over a connection: the wait before a cell with no command started counts as incomplete. */
 const REMOTE_INCOMPLETE_QUIET_MS = 1_000;
 
@@ -110,7 +117,10 @@ interface Boot {
   readonly program?: Omit<NestedProgram, "shell">;
   /** Nested: the cell's output stops here (the next feed says so). */
   hide: boolean;
-  timer?: NodeJS.Timeout;
+  readonly createdAt: number;
+  /** How many probes were typed, the last one when. */
+  probes: number;
+  probedAt: number;
   cwd?: string;
 }
 
@@ -166,7 +176,7 @@ class ShellIntegrationDetector implements FrameDetector {
   #awaitingStart = false;
   /** The pending end came without a command before it: it counts once the prompt stays. */
   #tentative = false;
-  readonly #confirmer = new PromptConfirmer(() => this.#io);
+  readonly #confirmer = new PromptConfirmer(() => this.#levelIo);
   #incompleteWatch: NodeJS.Timeout | undefined;
   #lastFedAt = 0;
   #pendingEnd: FrameEnd | undefined;
@@ -183,7 +193,6 @@ class ShellIntegrationDetector implements FrameDetector {
   /** Inside a remote level: the last unfinished line already judged for a nested program. */
   #remoteTried = "";
   #bootWatch: NodeJS.Timeout | undefined;
-  #seenOutput = false;
 
   constructor(inBand: boolean, followNested: boolean) {
     this.markPrefix = `${OSC};${this.#secret};`;
@@ -191,6 +200,17 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#followNested = followNested;
     this.#levels = [{ tag: "", shell: "bash", clear: CLEAR_KEY, remote: inBand }];
   }
+
+  /**
+   * The terminal as the current level sees it: for a program on the far side of ssh (or in a
+   * container) nobody here can tell whether it reads (the local foreground is ssh, or with
+   * ControlMaster not even that), so a moment of quiet stands for it.
+   */
+  readonly #levelIo: DetectorIo = {
+    write: (data) => this.#io?.write(data),
+    endFrame: (end) => this.#io?.endFrame(end),
+    waitingForInput: () => (this.#top.remote ? performance.now() - this.#lastFedAt >= REMOTE_QUIET_MS : this.#io?.waitingForInput()),
+  };
 
   get #top(): Level {
     return this.#levels[this.#levels.length - 1] as Level;
@@ -297,17 +317,9 @@ class ShellIntegrationDetector implements FrameDetector {
   attach(io: DetectorIo): void {
     this.#io = io;
     if (!this.#inBand) return;
-    // In-band: the probe is typed once the program's first prompt has stayed quiet a moment.
-    const attachedAt = performance.now();
-    this.#bootWatch = setInterval(() => {
-      const now = performance.now();
-      const quiet = now - this.#lastFedAt >= BOOT_QUIET_MS;
-      const ready = this.#seenOutput ? quiet && io.waitingForInput() !== false : now - attachedAt >= BOOT_SILENT_MS;
-      if (!ready) return;
-      this.#stopBootWatch();
-      this.#startBoot(0, undefined);
-    }, 50);
-    this.#bootWatch.unref();
+    // In-band: the probe is typed once the program's first prompt is there.
+    this.#lastFedAt = performance.now();
+    this.#startBoot(0, undefined);
   }
 
   #stopBootWatch(): void {
@@ -373,7 +385,6 @@ class ShellIntegrationDetector implements FrameDetector {
 
   feed(event: DetectorInput): FeedResult {
     this.#lastFedAt = performance.now();
-    if ("raw" in event) this.#seenOutput = true;
     if ("line" in event) this.#partialLine = event.partial ? event.line : "";
     if (this.#boot?.hide === true) {
       // The bootstrap of a nested program starts here: nothing after this is the cell's output.
@@ -525,19 +536,39 @@ class ShellIntegrationDetector implements FrameDetector {
 
   /** Types the probe that asks which shell answers; its answer (an I mark) brings the marks. */
   #startBoot(depth: number, program: Omit<NestedProgram, "shell"> | undefined): void {
-    const tag = depth === 0 ? "" : `${depth}:`;
-    const boot: Boot = { depth, stage: "probe", hide: depth > 0 };
+    const boot: Boot = { depth, stage: "probe", hide: depth > 0, createdAt: performance.now(), probes: 0, probedAt: 0 };
     if (program !== undefined) (boot as { program?: typeof program }).program = program;
     this.#boot = boot;
-    if (depth > 0) {
-      boot.timer = setTimeout(() => {
-        // No shell answered: leave the program alone (it stays awaiting input).
-        if (this.#boot !== boot) return;
-        this.#boot = undefined;
-        if (program?.pid != null) this.#notNested.add(program.pid);
-      }, NESTED_PROBE_MS);
-      boot.timer.unref();
+    this.#stopBootWatch();
+    this.#bootWatch = setInterval(() => this.#bootTick(boot), BOOT_CHECK_MS);
+    this.#bootWatch.unref();
+  }
+
+  /**
+   * Types the probe once the program shows a prompt: output that stopped, quiet, on an unfinished
+   * line (typed earlier, while the far shell still starts, it can be lost: an ssh connection shared
+   * through ControlMaster drops it), or after a long silence (a shell with an empty prompt). Typed
+   * again when no shell answered, a few times; a nested program that never answers is left alone.
+   */
+  #bootTick(boot: Boot): void {
+    if (this.#boot !== boot || boot.stage !== "probe") {
+      if (this.#boot !== boot) this.#stopBootWatch();
+      return;
     }
+    const now = performance.now();
+    if (boot.depth > 0 && (boot.probes >= MAX_PROBES ? now - boot.probedAt >= PROBE_RETRY_MS : now - boot.createdAt >= NESTED_PROMPT_WAIT_MS)) {
+      // No shell answered: leave the program alone (it stays awaiting input).
+      this.#cancelBoot();
+      if (boot.program?.pid != null) this.#notNested.add(boot.program.pid);
+      return;
+    }
+    if (boot.probes >= MAX_PROBES || (boot.probes > 0 && now - boot.probedAt < PROBE_RETRY_MS)) return;
+    const quiet = now - this.#lastFedAt;
+    const atPrompt = this.#partialLine !== "" && quiet >= BOOT_QUIET_MS && this.#levelIo.waitingForInput() !== false;
+    if (!atPrompt && quiet < BOOT_SILENT_MS) return;
+    boot.probes++;
+    boot.probedAt = now;
+    const tag = boot.depth === 0 ? "" : `${boot.depth}:`;
     // A leading space keeps it out of the history of shells that ignore such lines (bash's ignorespace, zsh, fish).
     this.#io?.write(` printf '\\033]${this.markPrefix}${tag}I;%s;%s;%s\\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"\r`);
   }
@@ -568,8 +599,7 @@ class ShellIntegrationDetector implements FrameDetector {
     }
     if (kind !== "B") return undefined;
     // The marks are in: the shell's prompt now says so.
-    clearTimeout(boot.timer);
-    this.#boot = undefined;
+    this.#cancelBoot();
     if (boot.depth === 0) return { cwd: boot.cwd ?? "" };
     const shell = (boot as { shell?: Shell }).shell ?? "sh";
     const program: NestedProgram = { ...(boot.program as Omit<NestedProgram, "shell">), shell };
@@ -584,8 +614,7 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   #cancelBoot(): void {
-    if (this.#boot === undefined) return;
-    clearTimeout(this.#boot.timer);
+    this.#stopBootWatch();
     this.#boot = undefined;
   }
 
@@ -626,8 +655,10 @@ class ShellIntegrationDetector implements FrameDetector {
     }
     if (performance.now() - this.#lastFedAt < NESTED_QUIET_MS) return;
     const fg = io.foreground?.();
-    if (fg === undefined || !fg.waiting || fg.isSessionProgram || this.#notNested.has(fg.pid)) return;
+    if (fg === undefined || fg.isSessionProgram || this.#notNested.has(fg.pid)) return;
     if (this.#levels.some((level) => level.program?.pid === fg.pid)) return;
+    // ssh sharing a connection (ControlMaster) hands the terminal to its master: it is never seen reading it.
+    if (!fg.waiting && !REMOTE_PROGRAMS.has(fg.name)) return;
     const commandLine = fg.commandLine.length > 0 ? fg.commandLine : [fg.name];
     const candidate = this.#replCandidate;
     if (candidate !== undefined && candidate.pid === fg.pid) {
@@ -685,7 +716,7 @@ class ShellIntegrationDetector implements FrameDetector {
     const replCandidate: ReplCandidate = { pid: program.pid ?? -1, detector, program, fedPartial: "" };
     detector.attach?.({
       write: (data) => this.#io?.write(data),
-      waitingForInput: () => this.#io?.waitingForInput(),
+      waitingForInput: () => this.#levelIo.waitingForInput(),
       endFrame: (end) => this.#onReplEnd(replCandidate, end ?? {}),
     });
     this.#replCandidate = replCandidate;
@@ -735,7 +766,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#lastFedAt = performance.now();
     this.#incompleteWatch = setInterval(() => {
       if (!this.#awaitingStart || this.#incomplete) this.#stopWatching();
-      else if (performance.now() - this.#lastFedAt >= quietMs && this.#io?.waitingForInput() === true) this.#cancelIncomplete();
+      else if (performance.now() - this.#lastFedAt >= quietMs && this.#levelIo.waitingForInput() !== false) this.#cancelIncomplete();
     }, INCOMPLETE_CHECK_MS);
     this.#incompleteWatch.unref();
   }

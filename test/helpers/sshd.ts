@@ -14,6 +14,10 @@ export interface PrivateSshd {
   readonly user: string;
   /** `ssh` arguments that reach it (key-only, private known_hosts, no user ssh config), before the remote command. */
   sshArgs(...extra: string[]): string[];
+  /** The same options without the destination. */
+  readonly options: readonly string[];
+  /** `user@127.0.0.1`. */
+  readonly destination: string;
   /** Pids of the sshd children serving connections (not the listener). */
   connectionPids(): number[];
   /** Stops the listener and every connection it serves; removes its directory. */
@@ -111,22 +115,24 @@ export async function startSshd(): Promise<PrivateSshd> {
     throw new Error(`private sshd did not start: ${String(error)}; sshd said: ${stderr.trim()}`);
   }
   const listener = child.pid as number;
+  const options = [
+    "-F", join(dir, "ssh_config"),
+    "-i", join(dir, "client_key"),
+    "-o", "IdentitiesOnly=yes",
+    "-o", "BatchMode=yes",
+    "-o", "StrictHostKeyChecking=no",
+    "-o", `UserKnownHostsFile=${join(dir, "known_hosts")}`,
+    "-o", "LogLevel=ERROR",
+    "-p", String(port),
+  ];
+  const destination = `${user}@127.0.0.1`;
   return {
     port,
     dir,
     user,
-    sshArgs: (...extra) => [
-      "-F", join(dir, "ssh_config"),
-      "-i", join(dir, "client_key"),
-      "-o", "IdentitiesOnly=yes",
-      "-o", "BatchMode=yes",
-      "-o", "StrictHostKeyChecking=no",
-      "-o", `UserKnownHostsFile=${join(dir, "known_hosts")}`,
-      "-o", "LogLevel=ERROR",
-      "-p", String(port),
-      ...extra,
-      `${user}@127.0.0.1`,
-    ],
+    options,
+    destination,
+    sshArgs: (...extra) => [...options, ...extra, destination],
     connectionPids: () => childrenOf(listener),
     stop: async () => {
       // The connections' sshd processes are children of the listener: end them first.
