@@ -104,6 +104,16 @@ describe("nested programs started by a cell", () => {
     expect(await sh.run("echo home")).toMatchObject({ output: "home", exitCode: 0 });
   });
 
+  it("interrupting a cell inside nested ssh stops the remote command and keeps the connection (Ctrl-C typed, not SIGINT to ssh)", async () => {
+    const sh = await spawnBash();
+    await sh.run(`ssh -tt ${shellLine(sshd.sshArgs())}`);
+    const cell = sh.fire("echo started; sleep 30");
+    await seen(cell, "started");
+    expect((await sh.interrupt())?.status).toBe("interrupted");
+    expect(sh.nested.map((program) => program.name)).toEqual(["ssh"]);
+    expect(await sh.run("echo ${SSH_CONNECTION:+still-remote}")).toMatchObject({ status: "done", exitCode: 0, output: "still-remote" });
+  });
+
   it("a killed connection settles the running remote cell quickly and leaves the outer bash usable", async () => {
     const sh = await spawnBash();
     const enter = await sh.run(`ssh -tt ${shellLine(sshd.sshArgs())}`);

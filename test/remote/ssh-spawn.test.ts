@@ -65,6 +65,12 @@ describe("a session spawned over ssh (in-band shell integration)", () => {
     expect(await sh.run("echo still-here")).toMatchObject({ status: "done", output: "still-here", exitCode: 0 });
   });
 
+  it("an explicit inBand option frames a shell behind any other program (env here), not only ssh", async () => {
+    const sh = await spawnSession({ command: "env", args: ["bash", "--norc", "--noprofile"], detector: detectors.shellIntegration({ inBand: true }) });
+    expect(await sh.run("cd / && (exit 6)")).toMatchObject({ status: "done", exitCode: 6, cwd: "/" });
+    expect(sh.history()).not.toContain("printf");
+  });
+
   const versionOf = { zsh: ["echo $ZSH_VERSION", /^\d+\.\d+/], fish: ["echo $FISH_VERSION", /^\d+\.\d+/], dash: ["echo x${BASH_VERSION}${ZSH_VERSION}x", /^xx$/] } as const;
   for (const shell of ["zsh", "fish", "dash"] as const) {
     it(`detects ${shell} on the far side and frames it the same way`, async () => {
