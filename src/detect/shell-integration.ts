@@ -75,8 +75,10 @@ const BOOT_CHECK_MS = 50;
 /** A probe no shell answered within this long is typed again (at most MAX_PROBES times in all). */
 const PROBE_RETRY_MS = 2_500;
 const MAX_PROBES = 3;
-/** How long a nested program's prompt is waited for before the program is left alone. */
-const NESTED_PROMPT_WAIT_MS = 30_000;
+/** How a shell's prompt ends (`$ `, `# `, `% `, `> `, `❯ `): the probe is typed at once at such a line, after BOOT_SILENT_MS at others. */
+const SHELL_PROMPT_END = /[$#%>❯»λ] ?$/;
+/** A password, passphrase or code asked for, or a question (ssh's host key check): never answered with the probe. */
+const ASKS_SECRET_OR_QUESTION = /(password|passphrase|passcode|pass code|verification code|token|\bpin\b|otp)[^\n]*: ?$|\? ?$|\(yes\/no/i;
 /** How long a cell's foreground program must stay quiet, reading, before it counts as a nested program. */
 const NESTED_QUIET_MS = 200;
 const NESTED_CHECK_MS = 100;
@@ -117,7 +119,8 @@ interface Boot {
   readonly program?: Omit<NestedProgram, "shell">;
   /** Nested: the cell's output stops here (the next feed says so). */
   hide: boolean;
-  readonly createdAt: number;
+  /** The foreground program is the shell itself: any prompt will do (else only one that looks like a shell's). */
+  readonly anyPrompt: boolean;
   /** How many probes were typed, the last one when. */
   probes: number;
   probedAt: number;
@@ -392,7 +395,7 @@ class ShellIntegrationDetector implements FrameDetector {
       return { output: "end" };
     }
     if ("mark" in event) return this.#onMark(event.mark.slice(this.markPrefix.length));
-    if (this.#boot !== undefined) return "line" in event && !event.partial ? { echo: true } : undefined;
+    if (this.#boot !== undefined && this.#boot.probes > 0) return "line" in event && !event.partial ? { echo: true } : undefined;
     const repl = this.#top.repl;
     if (repl !== undefined) return "line" in event ? this.#feedRepl(repl, event) : undefined;
     if ("line" in event && !event.partial) this.#typing = false;
@@ -535,8 +538,8 @@ class ShellIntegrationDetector implements FrameDetector {
   // ── In-band bootstrap ──────────────────────────────────────────────
 
   /** Types the probe that asks which shell answers; its answer (an I mark) brings the marks. */
-  #startBoot(depth: number, program: Omit<NestedProgram, "shell"> | undefined): void {
-    const boot: Boot = { depth, stage: "probe", hide: depth > 0, createdAt: performance.now(), probes: 0, probedAt: 0 };
+  #startBoot(depth: number, program: Omit<NestedProgram, "shell"> | undefined, anyPrompt = false): void {
+    const boot: Boot = { depth, stage: "probe", hide: false, anyPrompt, probes: 0, probedAt: 0 };
     if (program !== undefined) (boot as { program?: typeof program }).program = program;
     this.#boot = boot;
     this.#stopBootWatch();
@@ -556,7 +559,7 @@ class ShellIntegrationDetector implements FrameDetector {
       return;
     }
     const now = performance.now();
-    if (boot.depth > 0 && (boot.probes >= MAX_PROBES ? now - boot.probedAt >= PROBE_RETRY_MS : now - boot.createdAt >= NESTED_PROMPT_WAIT_MS)) {
+    if (boot.depth > 0 && boot.probes >= MAX_PROBES && now - boot.probedAt >= PROBE_RETRY_MS) {
       // No shell answered: leave the program alone (it stays awaiting input).
       this.#cancelBoot();
       if (boot.program?.pid != null) this.#notNested.add(boot.program.pid);
@@ -564,10 +567,16 @@ class ShellIntegrationDetector implements FrameDetector {
     }
     if (boot.probes >= MAX_PROBES || (boot.probes > 0 && now - boot.probedAt < PROBE_RETRY_MS)) return;
     const quiet = now - this.#lastFedAt;
-    const atPrompt = this.#partialLine !== "" && quiet >= BOOT_QUIET_MS && this.#levelIo.waitingForInput() !== false;
+    const partial = this.#partialLine;
+    // Never at a password or yes/no question (ssh's, sudo's): the probe would be the answer.
+    if (ASKS_SECRET_OR_QUESTION.test(partial)) return;
+    const promptLike = partial !== "" && (boot.anyPrompt || SHELL_PROMPT_END.test(partial));
+    const atPrompt = promptLike && quiet >= BOOT_QUIET_MS && this.#levelIo.waitingForInput() !== false;
     if (!atPrompt && quiet < BOOT_SILENT_MS) return;
     boot.probes++;
     boot.probedAt = now;
+    // From the probe on, nothing is the cell's output (its echo, the bootstrap): the next feed says so.
+    if (boot.depth > 0 && boot.probes === 1) boot.hide = true;
     const tag = boot.depth === 0 ? "" : `${boot.depth}:`;
     // A leading space keeps it out of the history of shells that ignore such lines (bash's ignorespace, zsh, fish).
     this.#io?.write(` printf '\\033]${this.markPrefix}${tag}I;%s;%s;%s\\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"\r`);
@@ -679,7 +688,8 @@ class ShellIntegrationDetector implements FrameDetector {
       depth: this.#levels.length,
     };
     if (kind.kind === "shell") {
-      this.#startBoot(this.#levels.length, program);
+      // A shell in the foreground waits at its prompt, whatever it looks like; ssh or su may be asking a password.
+      this.#startBoot(this.#levels.length, program, integratedShell(fg.name) !== undefined);
       return;
     }
     const [command = "", ...args] = commandLine;

@@ -1,3 +1,6 @@
+import { execFileSync } from "node:child_process";
+import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seen, spawnBash } from "../helpers/sessions.js";
 import { startSshd, type PrivateSshd } from "../helpers/sshd.js";
@@ -102,6 +105,23 @@ describe("nested programs started by a cell", () => {
     expect((await sh.run("exit")).nested?.left?.[0]).toMatchObject({ name: "bash", depth: 2 });
     expect((await sh.run("exit")).nested?.left?.[0]).toMatchObject({ name: "ssh", depth: 1 });
     expect(await sh.run("echo home")).toMatchObject({ output: "home", exitCode: 0 });
+  });
+
+  it("ssh asking a key's passphrase is not answered with the probe: the cell waits for input, and once answered the remote shell is entered", async () => {
+    const key = join(sshd.dir, `passphrase_key_${process.pid}`);
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "open sesame", "-f", key]);
+    appendFileSync(join(sshd.dir, "authorized_keys"), readFileSync(`${key}.pub`));
+    const options = sshd.options.filter((option, index, all) => option !== "BatchMode=yes" && all[index + 1] !== "BatchMode=yes");
+    const withKey = options.map((option, index) => (options[index - 1] === "-i" ? key : option));
+    const sh = await spawnBash();
+    const asked = await sh.run(`ssh -tt ${shellLine([...withKey, sshd.destination])}`, { untilInput: true });
+    expect(asked.status).toBe("awaiting_input");
+    expect(asked.output).toContain("Enter passphrase for key");
+    sh.write("open sesame\r");
+    const entered = await sh.wait();
+    expect(entered.status).toBe("done");
+    expect(entered.nested?.entered).toMatchObject({ name: "ssh", shell: "bash" });
+    expect(await sh.run("echo ${SSH_CONNECTION:+remote}")).toMatchObject({ output: "remote", exitCode: 0 });
   });
 
   it("interrupting a cell inside nested ssh stops the remote command and keeps the connection (Ctrl-C typed, not SIGINT to ssh)", async () => {
