@@ -95,6 +95,9 @@ function libContender(id, label, detectorOf, extra) {
 
 export const CONTENDERS = [
   floor,
+  // The same floor again, measured as if it were another contender: how far apart two identical
+  // programs land in this run (the A/A noise line).
+  { ...floor, id: "floor2", label: "floor (A/A)" },
   floorHooks,
   libContender("si", "agent-tty shellIntegration", (d) => d.shellIntegration(), {
     args: ["--norc", "--noprofile"],

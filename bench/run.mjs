@@ -1,10 +1,11 @@
 // npm run bench [-- --quick] [--only=echo,spawn,cli] [--contenders=floor,si] [--rounds=N] [--profile]
+// pexpect (python3-pexpect) is measured beside the others where python3 can import it.
 // Measures every contender side by side in one run, interleaved in rounds
 // (the machine is shared and noisy: the ratios to the floor measured in the
 // same run are what count), prints a table and writes bench/results/latest.json.
 // Exit 0 whatever the figures; non-zero only when an output check failed or a
 // workload crashed.
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
@@ -22,21 +23,41 @@ const quick = flag("quick");
 const profileDir = flag("profile") ? join(here, "results", "prof") : null;
 
 const LIB = ["si", "prompt", "repeat"];
+const FLOORS = ["floor", "floor2"];
+/** Concurrent sessions of the scale curve, and cells each runs. */
+const SCALE = quick ? { sessions: [1, 5, 20, 50], cells: 5 } : { sessions: [1, 2, 5, 10, 20, 50, 100], cells: 10 };
 const plan = {
-  spawn: { rounds: quick ? 2 : 5, params: { n: quick ? 3 : 4 }, who: ["floor", "hooks", ...LIB] },
-  echo: { rounds: quick ? 2 : 5, params: { n: quick ? 40 : 60, warm: 10 }, who: ["floor", "hooks", ...LIB] },
-  bigcell: { rounds: quick ? 1 : 3, params: { lines: 2_000_000 }, who: ["raw", "floor", ...LIB] },
+  spawn: { rounds: quick ? 2 : 5, params: { n: quick ? 3 : 4 }, who: [...FLOORS, "hooks", ...LIB, "pexpect"] },
+  echo: { rounds: quick ? 2 : 5, params: { n: quick ? 40 : 60, warm: 10 }, who: [...FLOORS, "hooks", ...LIB, "pexpect"] },
+  bigcell: { rounds: quick ? 1 : 3, params: { lines: 2_000_000 }, who: ["raw", ...FLOORS, ...LIB, "pexpect"] },
   flood: { rounds: 1, params: { bytes: quick ? 200e6 : 1e9 }, who: quick ? ["floor", "si"] : ["floor", ...LIB] },
-  idle: { rounds: 1, params: { n: 50, idleMs: quick ? 1000 : 2000 }, who: ["floor", ...LIB] },
-  parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: quick ? ["floor", ...LIB] : ["floor", "hooks", ...LIB] },
+  idle: { rounds: quick ? 1 : 2, params: { n: 50, idleMs: quick ? 1000 : 2000 }, who: [...FLOORS, ...LIB, "pexpect"] },
+  parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: quick ? [...FLOORS, ...LIB, "pexpect"] : [...FLOORS, "hooks", ...LIB, "pexpect"] },
+  ...Object.fromEntries(
+    SCALE.sessions.map((n) => [`scale${n}`, { rounds: quick ? 1 : 2, workload: "scale", params: { sessions: n, cells: SCALE.cells }, who: [...FLOORS, "si", "prompt", "pexpect"] }]),
+  ),
 };
+
+/** Whether python3 here can import pexpect (its version), or why not. */
+function probePexpect() {
+  try {
+    return { version: execFileSync("python3", ["-c", "import pexpect; print(pexpect.__version__)"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() };
+  } catch {
+    return { error: "pexpect not measured: python3 cannot import it (apt-get install python3-pexpect)" };
+  }
+}
 
 const notes = [];
 const lib = await loadLib();
-let contenders = ["raw", "floor", "hooks", ...LIB];
+let contenders = ["raw", ...FLOORS, "hooks", ...LIB, "pexpect"];
 if (lib.error) {
   notes.push(`agent-tty skipped: ${lib.error}; run \`npm run build\` first`);
-  contenders = ["raw", "floor"];
+  contenders = ["raw", ...FLOORS, "pexpect"];
+}
+const pexpect = probePexpect();
+if (pexpect.error) {
+  notes.push(pexpect.error);
+  contenders = contenders.filter((c) => c !== "pexpect");
 }
 const onlyC = list("contenders");
 if (onlyC) contenders = contenders.filter((c) => onlyC.includes(c) || c === "floor");
@@ -46,11 +67,18 @@ if (roundsOverride) for (const spec of Object.values(plan)) spec.rounds = rounds
 const progress = (s) => process.stderr.isTTY && process.stderr.write(`\r${s}`.padEnd(60));
 
 function worker(contender, workload, params) {
-  const args = ["--expose-gc"];
-  if (profileDir) args.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${workload}-${contender}-${Date.now()}.cpuprofile`);
-  args.push(join(here, "worker.mjs"), JSON.stringify({ contender, workload, params }));
+  const job = JSON.stringify({ contender, workload, params });
+  let file = process.execPath;
+  let args = ["--expose-gc"];
+  if (contender === "pexpect") {
+    file = "python3";
+    args = [join(here, "pexpect_worker.py"), job];
+  } else {
+    if (profileDir) args.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${workload}-${contender}-${Date.now()}.cpuprofile`);
+    args.push(join(here, "worker.mjs"), job);
+  }
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { maxBuffer: 64 << 20, timeout: 30 * 60_000 }, (err, stdout, stderr) => {
+    execFile(file, args, { maxBuffer: 64 << 20, timeout: 30 * 60_000 }, (err, stdout, stderr) => {
       const last = stdout.trim().split("\n").pop();
       try {
         resolve(JSON.parse(last));
@@ -87,13 +115,13 @@ const results = {};
 const seconds = {};
 for (const [workload, spec] of Object.entries(plan)) {
   const t0 = Date.now();
-  if (onlyW && !onlyW.includes(workload)) continue;
+  if (onlyW && !onlyW.includes(workload) && !onlyW.includes(spec.workload)) continue;
   const who = spec.who.filter((c) => contenders.includes(c));
   const merged = Object.fromEntries(who.map((c) => [c, {}]));
   for (let round = 0; round < spec.rounds; round++) {
     for (const c of rotate(who, round)) {
       progress(`${workload} round ${round + 1}/${spec.rounds}: ${c}`);
-      merge(merged[c], await worker(c, workload, spec.params));
+      merge(merged[c], await worker(c, spec.workload ?? workload, spec.params));
     }
   }
   results[workload] = Object.fromEntries(Object.entries(merged).map(([c, m]) => [c, summarize(m)]));
@@ -115,6 +143,7 @@ const report = {
   date: started.toISOString(),
   quick,
   node: process.version,
+  pexpect: pexpect.version ?? null,
   cpus: cpus().length,
   loadavg: { start: load0, end: loadavg()[0] },
   wallSeconds: (Date.now() - started.getTime()) / 1000,

@@ -77,12 +77,13 @@ export const workloads = {
 
   /** `seq 1 N` (~15 MB for 2e6) in one cell: wall time, peak RSS, exact output. */
   async bigcell(c, { lines }, { home }) {
-    const want = seqText(lines);
+    // The expected text is built after the peak is read: the absolute peak is the driver's own.
+    let want;
     if (c.id === "raw") {
       // sleep keeps the PTY open: bytes still queued when seq exits would be lost.
       const seqArgs = (k) => ["-c", 'seq 1 "$1"; exec sleep 600', "sh", String(k)];
       await readRaw("sh", seqArgs(10), { cwd: home, expectBytes: seqTtyBytes(seqText(10), 10) });
-      const expectBytes = seqTtyBytes(want, lines);
+      const expectBytes = seqTtyBytes(seqText(lines), lines);
       await settleHeap();
       const idle = rssNow();
       resetRssPeak();
@@ -90,9 +91,10 @@ export const workloads = {
       const r = await readRaw("sh", seqArgs(lines), { cwd: home, expectBytes });
       const cpuMs = cpuSince(cpu0);
       const peak = rssPeak();
+      want = seqText(lines);
       const text = r.text.replace(/\r\n/g, "\n").slice(0, -1);
       const v = r.timedOut ? { ok: false, detail: `timed out after ${r.bytes} bytes` } : checkText(text, want, "raw");
-      return { ms: r.ms, cpuMs, peakAboveIdleMB: (peak - idle) / MB, ...v };
+      return { ms: r.ms, cpuMs, peakAboveIdleMB: (peak - idle) / MB, peakMB: peak / MB, ...v };
     }
     const h = await c.spawn({ home, maxOutputBytes: 64 * MB, timeoutMs: 300_000 });
     try {
@@ -106,9 +108,10 @@ export const workloads = {
       const ms = now() - t0;
       const cpuMs = cpuSince(cpu0);
       const peak = rssPeak();
+      want = seqText(lines);
       const v = checkText(h.text(r), want, c.id);
       if (r.status && r.status !== "done") Object.assign(v, { ok: false, detail: `status ${r.status}` });
-      return { ms, cpuMs, peakAboveIdleMB: (peak - idle) / MB, ...v };
+      return { ms, cpuMs, peakAboveIdleMB: (peak - idle) / MB, peakMB: peak / MB, ...v };
     } finally {
       await h.close();
     }
@@ -170,11 +173,23 @@ export const workloads = {
     }
   },
 
+  /** `sessions` sessions each running `cells` cells, all at once: the cost of one cell at that scale. */
+  async scale(c, { sessions, cells }, { home }) {
+    const r = await workloads.parallel(c, { sessions, cells }, { home });
+    return { ...r, perCellMs: r.ms / (sessions * cells) };
+  },
+
   /** `sessions` sessions each running `cells` cells, all at once. */
   async parallel(c, { sessions, cells }, { home }) {
     const t0 = now();
-    const hs = await Promise.all(Array.from({ length: sessions }, () => c.spawn({ home })));
+    const made = await Promise.allSettled(Array.from({ length: sessions }, () => c.spawn({ home })));
     const spawnMs = now() - t0;
+    const hs = made.filter((m) => m.status === "fulfilled").map((m) => m.value);
+    const failed = made.find((m) => m.status === "rejected");
+    if (failed) {
+      await closeAll(hs);
+      throw failed.reason;
+    }
     let bad = null;
     try {
       const t1 = now();

@@ -1,4 +1,5 @@
 import { CappedText } from "./internal/capped-text.js";
+import { RawStore } from "./internal/raw-store.js";
 
 /** The marker line put in place of the middle of a truncated output. */
 export function omittedMarker(bytes: number): string {
@@ -10,8 +11,33 @@ export interface FrameOutput {
   readonly output: string;
   readonly truncated: boolean;
   readonly omittedBytes: number;
-  readonly raw: string;
+  /**
+   * The raw text, or a function that builds it: the raw text of plain output
+   * is not held twice, it is rebuilt from the clean output when asked for
+   * (see {@link defineRaw}).
+   */
+  readonly raw: string | (() => string);
   readonly rawOmittedBytes: number;
+}
+
+/**
+ * Puts `raw` on `target` (a result that has a `raw` property already, so its
+ * place among the keys stays): as it is, or built on first read and kept.
+ */
+export function defineRaw(target: { raw: string }, raw: string | (() => string)): void {
+  if (typeof raw === "string") {
+    target.raw = raw;
+    return;
+  }
+  Object.defineProperty(target, "raw", {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const text = raw();
+      Object.defineProperty(target, "raw", { value: text, writable: true, configurable: true, enumerable: true });
+      return text;
+    },
+  });
 }
 
 /**
@@ -20,25 +46,45 @@ export interface FrameOutput {
  */
 export class FrameCollector {
   #output: CappedText;
-  readonly #raw: CappedText;
+  readonly #raw: RawStore;
   readonly #maxBytes: number;
   #pieces: string[] = [];
+  #piecesChars = 0;
+  /** Clean characters flushed into the output (since the start, or the last discard). */
+  #cleanChars = 0;
+  /** False once the clean output went over its cap: raw text can no longer point into it. */
+  #rawRanges = true;
   /** False once the detector said output is over (the rest is prompt). */
   collecting = true;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
     this.#output = new CappedText(maxBytes);
-    this.#raw = new CappedText(maxBytes);
+    this.#raw = new RawStore(maxBytes, () => this.#output.peek());
   }
 
+  /** Adds a chunk of raw terminal text, before its clean text is added. */
   appendRaw(text: string): void {
     this.#raw.append(text);
   }
 
   /** Adds clean text; taken in by `flush()`. */
   add(text: string): void {
-    if (this.collecting) this.#pieces.push(text);
+    if (!this.collecting) return;
+    this.#pieces.push(text);
+    this.#piecesChars += text.length;
+  }
+
+  /**
+   * Adds clean text that is `raw.slice(rawFrom, rawTo)` with CR LF as LF,
+   * `raw` being the chunk last given to `appendRaw`: that part of the raw
+   * text is then not held a second time.
+   */
+  addMirrored(text: string, raw: string, rawFrom: number, rawTo: number): void {
+    if (!this.collecting) return;
+    const start = this.#cleanChars + this.#piecesChars;
+    this.add(text);
+    this.#raw.mirror(raw, rawFrom, rawTo, start, start + text.length);
   }
 
   /** Moves what `add()` gathered into the output; returns it. */
@@ -46,13 +92,24 @@ export class FrameCollector {
     if (this.#pieces.length === 0) return "";
     const text = this.#pieces.length === 1 ? (this.#pieces[0] as string) : this.#pieces.join("");
     this.#pieces = [];
+    this.#piecesChars = 0;
+    const total = this.#output.totalBytes;
+    if (this.#rawRanges && total + text.length * 3 > this.#maxBytes && total + Buffer.byteLength(text) > this.#maxBytes) {
+      // The clean output is about to be cut: raw text pointing into it becomes text again.
+      this.#raw.materialize(false);
+      this.#rawRanges = false;
+    }
     this.#output.append(text);
+    this.#cleanChars += text.length;
     return text;
   }
 
   /** Forgets the output so far (it was echo). */
   discard(): void {
+    this.#raw.materialize(true);
     this.#pieces = [];
+    this.#piecesChars = 0;
+    this.#cleanChars = 0;
     this.#output = new CappedText(this.#maxBytes);
   }
 
@@ -64,7 +121,7 @@ export class FrameCollector {
   finish(dropLines = 0): FrameOutput {
     this.flush();
     const output = this.#output.finish(omittedMarker);
-    const raw = this.#raw.finish(omittedMarker);
+    const raw = this.#raw.finish(output.truncated ? undefined : output.text, omittedMarker);
     return {
       output: dropTrailingLines(trimFinalNewline(output.text), dropLines),
       truncated: output.truncated,

@@ -8,7 +8,7 @@ import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, S
 import type { SessionEvent, SessionEvents } from "./events.js";
 import { Expectation, type ExpectMatch } from "./expect.js";
 import { setLongTimeout, type LongTimeout } from "./internal/long-timeout.js";
-import { FrameCollector } from "./frame.js";
+import { defineRaw, FrameCollector } from "./frame.js";
 import { cellId } from "./internal/cell-id.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
@@ -106,7 +106,7 @@ const INTERRUPT_SETTLE_MAX_MS = 1_000;
 /** How long an interrupt watches a shell in the foreground come back to its prompt before taking it for a builtin to Ctrl-C. */
 const SHELL_PROMPT_WAIT_MS = 50;
 /** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
-const SCREEN_BATCH_CHARS = 1 << 20;
+const SCREEN_BATCH_CHARS = 1 << 16;
 /** How often a running cell checks whether the program waits for input. */
 const INPUT_CHECK_MS = 50;
 /** Processes of the terminal's session are counted every this many input checks (half a second). */
@@ -145,6 +145,8 @@ export class Session extends EventEmitter<SessionEvents> {
   #queryAnswers: QueryAnswers | undefined;
   #size: { cols: number; rows: number };
   #screenPending: string[] = [];
+  /** Whether each pending chunk is known to be plain text (see `LineAssembler.lastPushPlain`). */
+  #screenPendingPlain: boolean[] = [];
   #screenPendingChars = 0;
   #state: SessionState = "starting";
   #exitCode: number | null = null;
@@ -201,6 +203,7 @@ export class Session extends EventEmitter<SessionEvents> {
       line: (text) => this.#onLine(text),
       segment: (text) => this.#collect(text),
       mark: (body) => this.#handle(this.#feed({ mark: body })),
+      block: (text, from, to) => this.#onBlock(text, from, to),
     };
   }
 
@@ -289,6 +292,7 @@ export class Session extends EventEmitter<SessionEvents> {
     for (const stream of this.#rawStreams) stream.push(text);
     for (const recording of this.#recordings) recording.output(text);
     this.#screenPending.push(text);
+    this.#screenPendingPlain.push(false);
     this.#screenPendingChars += text.length;
     this.#queryAnswers?.noteOutput(text);
     if (text.includes("\x1b") && TERMINAL_QUERY.test(text)) {
@@ -299,6 +303,9 @@ export class Session extends EventEmitter<SessionEvents> {
     frame?.appendRaw(text);
     this.#handle(this.#feed({ raw: text }));
     this.#assembler.push(text, this.#sink);
+    // Plain text lets the screen skip the middle of a long burst without looking at it again.
+    const last = this.#screenPending.length - 1;
+    if (this.#assembler.lastPushPlain && this.#screenPending[last] === text) this.#screenPendingPlain[last] = true;
     this.#flush();
     const partial = this.#assembler.partialLine;
     if (partial !== "" && partial !== this.#lastPartial) {
@@ -315,11 +322,19 @@ export class Session extends EventEmitter<SessionEvents> {
    */
   #syncScreen(): Screen {
     this.#screen ??= this.#makeScreen();
-    if (this.#screenPending.length > 0) {
-      const text = this.#screenPending.length === 1 ? (this.#screenPending[0] as string) : this.#screenPending.join("");
+    const pending = this.#screenPending;
+    if (pending.length > 0) {
+      const plain = this.#screenPendingPlain;
       this.#screenPending = [];
+      this.#screenPendingPlain = [];
       this.#screenPendingChars = 0;
-      this.#screen.write(text);
+      // Runs of chunks known to be plain, and the others, each written in one go.
+      let start = 0;
+      for (let end = 1; end <= pending.length; end++) {
+        if (end < pending.length && plain[end] === plain[start]) continue;
+        this.#screen.write(end - start === 1 ? (pending[start] as string) : pending.slice(start, end).join(""), plain[start] === true);
+        start = end;
+      }
     }
     return this.#screen;
   }
@@ -352,6 +367,24 @@ export class Session extends EventEmitter<SessionEvents> {
     }
     if (this.#echo?.isEcho(text) !== true) this.#collect(`${text}\n`);
     this.#handle(verdict);
+  }
+
+  /**
+   * Complete lines of plain output at once (see `LineSink.block`): added to the frame in one piece
+   * when nothing needs them one by one (no `expect()` waiting, no echo left to remove, and the
+   * detector needs only the last few: those go line by line). Returns how far it took them.
+   */
+  #onBlock(text: string, from: number, to: number): number {
+    const frame = this.#lock?.frame ?? this.#readyFrame;
+    if (frame === undefined || !frame.collecting || this.#lineWatchers.size > 0 || this.#echo?.done === false) return from;
+    const needed = this.#detector.linesNeeded?.() ?? Infinity;
+    if (!(needed < Infinity)) return from;
+    let split = to;
+    for (let line = 0; line < needed && split > from; line++) split = Math.max(from, text.lastIndexOf("\n", split - 2) + 1);
+    if (split === from) return from;
+    this.#lastPartial = "";
+    frame.addMirrored(text.slice(from, split).replaceAll("\r\n", "\n"), text, from, split);
+    return split;
   }
 
   #collect(text: string): void {
@@ -734,7 +767,7 @@ export class Session extends EventEmitter<SessionEvents> {
       code: run.code,
       status,
       output,
-      raw: finished?.raw ?? "",
+      raw: "",
       exitCode: status === "done" || status === "exited" ? details.exitCode : null,
       durationMs: Math.round((performance.now() - run.startTime) * 1000) / 1000,
       truncated: finished?.truncated ?? false,
@@ -743,6 +776,7 @@ export class Session extends EventEmitter<SessionEvents> {
       decidedBy: details.decidedBy,
       startedAt: run.startedAt,
     } as CellResult;
+    if (finished !== undefined) defineRaw(result as { raw: string }, finished.raw);
     if (details.cwd !== undefined) (result as { cwd?: string }).cwd = details.cwd;
     if (details.nested !== undefined) (result as { nested?: NestingChange }).nested = details.nested;
     if (status === "awaiting_input") {

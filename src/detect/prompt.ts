@@ -88,6 +88,11 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       lineEnded = false;
       return `${first}\r`;
     },
+    linesNeeded() {
+      // A complete line cancels a prompt check and ends the typed line: the last of a burst does that.
+      // The first line after a typed one may be its echo.
+      return echoPrefix === undefined ? 1 : Infinity;
+    },
     feed(event: DetectorInput): FeedResult {
       if (!("line" in event)) return undefined;
       confirmer.cancel();

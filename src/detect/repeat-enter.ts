@@ -49,6 +49,10 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
     dispose() {
       confirmer.cancel();
     },
+    linesNeeded() {
+      // Only the run of identical lines at the end counts, and only up to `count`.
+      return count + 1;
+    },
     feed(event: DetectorInput): FeedResult {
       if (!("line" in event)) return undefined;
       const line = event.line.trimEnd();

@@ -386,6 +386,12 @@ class ShellIntegrationDetector implements FrameDetector {
     return `${clear}\x1b[200~${code}\x1b[201~\r`;
   }
 
+  linesNeeded(): number {
+    // Once a command's output started, complete lines tell it nothing (marks do) but that the
+    // unfinished line is gone: the last one says it. Nested programs and REPLs read every line.
+    return this.#outputStarted && this.#incompleteWatch === undefined && this.#boot === undefined && this.#top.repl === undefined ? 1 : Infinity;
+  }
+
   feed(event: DetectorInput): FeedResult {
     this.#lastFedAt = performance.now();
     if ("line" in event) this.#partialLine = event.partial ? event.line : "";

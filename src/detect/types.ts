@@ -110,6 +110,14 @@ export interface FrameDetector {
    * {@link FrameEnd} when the program is ready for the next cell.
    */
   feed(event: DetectorInput): FeedResult | Promise<FeedResult>;
+  /**
+   * How many of the last complete lines of a burst of plain output `feed`
+   * must see, asked before each burst: the lines before them are added to
+   * the output without being fed (a 15 MB output then costs no call per
+   * line). `Infinity` (or no method) feeds every line; `0` none. Partial
+   * lines, raw chunks and marks are fed as always.
+   */
+  linesNeeded?(): number;
   /** Called once after the program started, before any `feed`. */
   attach?(io: DetectorIo): void;
   /** The bytes `interrupt()` writes. Default: Ctrl-C ("\x03"). */

@@ -14,6 +14,11 @@ export class EchoFilter {
       .filter((line) => line !== "");
   }
 
+  /** Whether every line of the code was seen echoed. */
+  get done(): boolean {
+    return this.#next >= this.#expected.length;
+  }
+
   /** True (and consumed) when `line` is the echo of the next code line. */
   isEcho(line: string): boolean {
     const expected = this.#expected[this.#next];

@@ -6,6 +6,13 @@ export interface LineSink {
   segment(text: string): void;
   /** The body of an OSC sequence that starts with the mark prefix. */
   mark(body: string): void;
+  /**
+   * Complete lines of plain text at once: `text.slice(from, to)`, which
+   * holds no control character but TAB, CR only before LF, and ends with a
+   * line end. Returns how far it took them in (`from` for none): the lines
+   * after that are passed to `line()` one by one, as without this method.
+   */
+  block?(text: string, from: number, to: number): number;
 }
 
 /** Longest unfinished line kept whole; longer ones are passed on in segments so memory stays bounded. */
@@ -13,8 +20,9 @@ const MAX_LINE_CHARS = 64 * 1024;
 /** An escape string (OSC, DCS…) longer than this is taken as garbage, not swallowed output. */
 const MAX_ESCAPE_CHARS = 8 * 1024;
 
-// Anything but plain text, tab and "\r\n" sends a chunk down the slow path.
-const NEEDS_SLOW_PATH = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)/;
+// Anything but plain text, tab and "\r\n" sends a chunk down the slow path (C1 controls too, though
+// they show nothing here: a screen must look at them, see `lastPushPlain`).
+const NEEDS_SLOW_PATH = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)/;
 const SPECIAL = /[\x00-\x08\x0a-\x1f\x7f]/g;
 
 /**
@@ -28,6 +36,7 @@ export class LineAssembler {
   #text = "";
   #col = 0;
   #pending = "";
+  #lastPlain = false;
   readonly #markPrefix: string | undefined;
 
   constructor(markPrefix?: string) {
@@ -58,11 +67,21 @@ export class LineAssembler {
       text = this.#pending + chunk;
       this.#pending = "";
     }
-    if (this.#col === this.#text.length && !NEEDS_SLOW_PATH.test(text)) {
+    this.#lastPlain = this.#col === this.#text.length && !NEEDS_SLOW_PATH.test(text);
+    if (this.#lastPlain) {
       this.#pushPlain(text, sink);
     } else {
       this.#pushControl(text, sink);
     }
+  }
+
+  /**
+   * Whether the text last pushed was plain: no escape sequence, no control
+   * character but TAB and line ends, CR only before LF (what a screen can
+   * fast-forward without looking at it again).
+   */
+  get lastPushPlain(): boolean {
+    return this.#lastPlain;
   }
 
   #pushPlain(text: string, sink: LineSink): void {
@@ -71,6 +90,15 @@ export class LineAssembler {
     if (newline === -1) {
       this.#append(text, sink);
       return;
+    }
+    if (sink.block !== undefined) {
+      // The first line finishes the unfinished one; whole lines after it may go at once.
+      const last = text.lastIndexOf("\n");
+      if (last > newline) {
+        this.#pushPlain(text.slice(0, newline + 1), sink);
+        start = sink.block(text, newline + 1, last + 1);
+        newline = text.indexOf("\n", start);
+      }
     }
     while (newline !== -1) {
       const end = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;

@@ -122,15 +122,19 @@ export class Screen {
     return { x: buffer.cursorX, y: buffer.cursorY };
   }
 
-  /** Feeds output of the program to the emulator. Ignored after {@link Screen.dispose}. */
-  write(data: string): void {
+  /**
+   * Feeds output of the program to the emulator. Ignored after {@link Screen.dispose}.
+   * `plain`: the caller knows `data` holds no escape sequence and no control
+   * character but TAB, CR and LF (C1 included), so it need not be checked again.
+   */
+  write(data: string, plain = false): void {
     if (this.#disposed || data === "") return;
     const internals = this.#internals;
     if (internals === undefined) {
       this.#terminal.write(data);
       return;
     }
-    if (this.#fastForward && isPlainText(data)) {
+    if (this.#fastForward && (plain || isPlainText(data))) {
       if (this.#run === undefined && internals.parserInGround() && internals.fullScrollRegion()) {
         this.#run = new PlainRun(2 * this.#terminal.rows + this.#scrollback);
       }

@@ -1,0 +1,163 @@
+import { CappedText } from "./capped-text.js";
+
+/** Raw text that is clean text with CR LF line ends: kept as where that clean text sits in the clean output. */
+interface CleanRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A part of the chunk being taken in that is a range of the clean output. */
+interface Mirror extends CleanRange {
+  readonly rawFrom: number;
+  readonly rawTo: number;
+}
+
+/** The raw text of a range: its clean text with CR LF line ends. */
+const toRaw = (clean: string): string => clean.replaceAll("\n", "\r\n");
+
+/** An LF without a CR before it: a clean range could not give it back. */
+const LONE_LF = /(?:^|[^\r])\n/;
+
+/** Below this many characters, a part of a chunk is not worth a range. */
+const MIN_RANGE_CHARS = 256;
+
+/**
+ * The raw text of one frame, capped like {@link CappedText}, without holding
+ * twice what the clean output holds: the owner says which parts of a raw
+ * chunk became clean text unchanged but for their CR LF line ends
+ * ({@link RawStore.mirror}); those parts are kept as ranges of the clean
+ * output and built again when the raw text is asked for. Once the raw text
+ * is over its cap it is kept as text (head and tail, bounded), as before.
+ *
+ * The owner hands over `clean()`, the clean output so far, and calls
+ * {@link RawStore.materialize} before the clean text the ranges point into
+ * goes away (discarded, or cut because it is over its own cap).
+ */
+export class RawStore {
+  readonly #maxBytes: number;
+  readonly #clean: () => string;
+  /** Text, or ranges of the clean output, in order; undefined once capped. */
+  #segments: Array<string | CleanRange> | undefined = [];
+  #bytes = 0;
+  #capped: CappedText | undefined;
+  #rangesAllowed = true;
+  #hasRanges = false;
+  /** The chunk being taken in, and the parts of it that are ranges. */
+  #open: string | undefined;
+  #mirrors: Mirror[] = [];
+
+  /**
+   * @param clean - The clean output the ranges point into: since the start
+   * of the frame, or since the owner last discarded it.
+   */
+  constructor(maxBytes: number, clean: () => string) {
+    this.#maxBytes = maxBytes;
+    this.#clean = clean;
+  }
+
+  /** Adds a raw chunk (the one before it is complete). */
+  append(text: string): void {
+    this.#close();
+    if (text === "") return;
+    if (this.#capped !== undefined) {
+      this.#capped.append(text);
+      return;
+    }
+    const bytes = Buffer.byteLength(text);
+    if (this.#bytes + bytes > this.#maxBytes) {
+      this.#toCapped(text);
+      return;
+    }
+    this.#bytes += bytes;
+    this.#open = text;
+  }
+
+  /**
+   * Says that `raw.slice(rawFrom, rawTo)`, a part of the chunk being taken
+   * in, became the clean output's characters `cleanStart` to `cleanEnd`,
+   * unchanged but for CR LF as LF. Ignored when `raw` is not that chunk, or
+   * the part holds what a range could not give back.
+   */
+  mirror(raw: string, rawFrom: number, rawTo: number, cleanStart: number, cleanEnd: number): void {
+    if (raw !== this.#open || !this.#rangesAllowed || rawTo - rawFrom < MIN_RANGE_CHARS) return;
+    const last = this.#mirrors[this.#mirrors.length - 1];
+    if (last !== undefined && last.rawTo > rawFrom) return;
+    if (LONE_LF.test(raw.slice(rawFrom, rawTo))) return;
+    this.#mirrors.push({ rawFrom, rawTo, start: cleanStart, end: cleanEnd });
+  }
+
+  /**
+   * Turns the ranges back into text (the clean output must still be what
+   * they point into), and keeps every later chunk as text when
+   * `rangesFromNowOn` is false.
+   */
+  materialize(rangesFromNowOn: boolean): void {
+    this.#mirrors = [];
+    this.#rangesAllowed &&= rangesFromNowOn;
+    if (!this.#hasRanges || this.#segments === undefined) return;
+    const clean = this.#clean();
+    this.#segments = this.#segments.map((segment) => (typeof segment === "string" ? segment : toRaw(clean.slice(segment.start, segment.end))));
+    this.#hasRanges = false;
+  }
+
+  /**
+   * The raw text so far, or, when part of it is kept as ranges, a function
+   * that builds it (and may be called later: what it needs is kept now),
+   * with the bytes left out once over the cap. `clean` is the clean output
+   * so far, when the caller has it at hand.
+   */
+  finish(clean: string | undefined, marker: (omittedBytes: number) => string): { readonly text: string | (() => string); readonly omittedBytes: number } {
+    this.#close();
+    if (this.#capped !== undefined) {
+      const capped = this.#capped.finish(marker);
+      return { text: capped.text, omittedBytes: capped.omittedBytes };
+    }
+    const segments = this.#segments as Array<string | CleanRange>;
+    if (!this.#hasRanges) {
+      const text = segments.length === 1 ? (segments[0] as string) : segments.join("");
+      if (segments.length > 1) this.#segments = [text];
+      return { text, omittedBytes: 0 };
+    }
+    const kept = [...segments];
+    const cleanText = clean ?? this.#clean();
+    return { text: () => kept.map((segment) => (typeof segment === "string" ? segment : toRaw(cleanText.slice(segment.start, segment.end)))).join(""), omittedBytes: 0 };
+  }
+
+  /** The chunk being taken in is complete: its parts go in as text and ranges. */
+  #close(): void {
+    const text = this.#open;
+    if (text === undefined) return;
+    this.#open = undefined;
+    const segments = this.#segments;
+    if (segments === undefined) return;
+    if (this.#mirrors.length === 0 || !this.#rangesAllowed) {
+      this.#mirrors = [];
+      segments.push(text);
+      return;
+    }
+    let at = 0;
+    for (const mirror of this.#mirrors) {
+      if (mirror.rawFrom > at) segments.push(detach(text.slice(at, mirror.rawFrom)));
+      segments.push({ start: mirror.start, end: mirror.end });
+      at = mirror.rawTo;
+    }
+    if (at < text.length) segments.push(detach(text.slice(at)));
+    this.#mirrors = [];
+    this.#hasRanges = true;
+  }
+
+  /** Over the cap: everything so far as text, in order, into a {@link CappedText} (the same one appending all of it would give). */
+  #toCapped(text: string): void {
+    this.materialize(false);
+    const capped = new CappedText(this.#maxBytes);
+    for (const segment of this.#segments ?? []) capped.append(segment as string);
+    capped.append(text);
+    this.#capped = capped;
+    this.#segments = undefined;
+  }
+}
+
+/** A copy of `text` that does not keep the string it was sliced from alive. */
+function detach(text: string): string {
+  return text.length < 13 ? text : Buffer.from(text, "utf8").toString("utf8");
+}

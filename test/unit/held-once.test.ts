@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { CappedText } from "../../src/internal/capped-text.js";
+import { RawStore } from "../../src/internal/raw-store.js";
+import { LineAssembler } from "../../src/terminal/line-assembler.js";
+import { Transcript } from "../../src/terminal/transcript.js";
+
+const marker = (bytes: number) => `[… ${bytes} bytes omitted …]`;
+const numbered = (from: number, to: number, eol = "\n") => Array.from({ length: to - from + 1 }, (_, index) => `${from + index}${eol}`).join("");
+const built = (raw: string | (() => string)) => (typeof raw === "string" ? raw : raw());
+
+describe("CappedText: a long head kept as bytes", () => {
+  it("gives the same text as the pieces appended, ASCII and multi-byte alike", () => {
+    for (const unit of ["line of text\n", "é€😀 wide\n"]) {
+      const capped = new CappedText(64 << 20);
+      let whole = "";
+      for (let index = 0; index < 40_000; index++) {
+        const piece = `${index} ${unit}`;
+        capped.append(piece);
+        whole += piece;
+      }
+      expect(capped.peek()).toBe(whole);
+      expect(capped.tail(30)).toBe(whole.slice(-30));
+      expect(capped.finish(marker)).toEqual({ text: whole, truncated: false, omittedBytes: 0 });
+      expect(capped.totalBytes).toBe(Buffer.byteLength(whole));
+    }
+  });
+
+  it("cut over its budget after the head went to bytes: the same result as appending it whole", () => {
+    const text = numbered(1, 60_000);
+    const pieces = new CappedText(300_000);
+    for (let index = 0; index < text.length; index += 997) pieces.append(text.slice(index, index + 997));
+    const whole = new CappedText(300_000);
+    whole.append(text);
+    expect(pieces.finish(marker)).toEqual(whole.finish(marker));
+    expect(pieces.finish(marker).truncated).toBe(true);
+  });
+});
+
+describe("RawStore: raw text not held twice", () => {
+  it("rebuilds mirrored parts exactly, around the parts kept as text", () => {
+    let clean = "";
+    const store = new RawStore(64 << 20, () => clean);
+    const chunks = [`\x1b[1mhead\x1b[0m\r\n`, numbered(1, 500, "\r\n"), numbered(501, 1000, "\r\n"), "tail\r\n"];
+    for (const chunk of chunks) {
+      store.append(chunk);
+      if (chunk.includes("\x1b")) {
+        clean += "head\n";
+        continue;
+      }
+      const text = chunk.replaceAll("\r\n", "\n");
+      store.mirror(chunk, 0, chunk.length, clean.length, clean.length + text.length);
+      clean += text;
+    }
+    const raw = store.finish(clean, marker);
+    expect(typeof raw.text).toBe("function");
+    expect(built(raw.text)).toBe(chunks.join(""));
+  });
+
+  it("keeps a part with a bare LF as text (a range would give it back as CR LF)", () => {
+    const clean = numbered(1, 300);
+    const store = new RawStore(1 << 20, () => clean);
+    const chunk = numbered(1, 300); // LF only
+    store.append(chunk);
+    store.mirror(chunk, 0, chunk.length, 0, clean.length);
+    const raw = store.finish(clean, marker);
+    expect(typeof raw.text).toBe("string");
+    expect(built(raw.text)).toBe(chunk);
+  });
+
+  it("materialize() turns ranges into text before the clean output goes away", () => {
+    let clean = "";
+    const store = new RawStore(1 << 20, () => clean);
+    const chunk = numbered(1, 400, "\r\n");
+    store.append(chunk);
+    clean = chunk.replaceAll("\r\n", "\n");
+    store.mirror(chunk, 0, chunk.length, 0, clean.length);
+    store.append("next\r\n");
+    store.materialize(true);
+    clean = "";
+    expect(built(store.finish(undefined, marker).text)).toBe(`${chunk}next\r\n`);
+  });
+
+  it("over its cap: head and tail like CappedText given the same chunks", () => {
+    let clean = "";
+    const store = new RawStore(20_000, () => clean);
+    const reference = new CappedText(20_000);
+    for (let from = 1; from < 20_000; from += 500) {
+      const chunk = numbered(from, from + 499, "\r\n");
+      store.append(chunk);
+      reference.append(chunk);
+      const text = chunk.replaceAll("\r\n", "\n");
+      store.mirror(chunk, 0, chunk.length, clean.length, clean.length + text.length);
+      clean += text;
+    }
+    const raw = store.finish(clean, marker);
+    const want = reference.finish(marker);
+    expect(built(raw.text)).toBe(want.text);
+    expect(raw.omittedBytes).toBe(want.omittedBytes);
+  });
+});
+
+describe("LineAssembler.block: whole lines of plain text at once", () => {
+  it("hands over whole lines after the first, and passes the rest line by line as before", () => {
+    const assembler = new LineAssembler();
+    const lines: string[] = [];
+    const blocks: string[] = [];
+    const sink = {
+      line: (text: string) => lines.push(text),
+      segment: () => {},
+      mark: () => {},
+      block: (text: string, from: number, to: number) => {
+        const last = text.lastIndexOf("\n", to - 2) + 1;
+        blocks.push(text.slice(from, last));
+        return last;
+      },
+    };
+    assembler.push("par", sink);
+    assembler.push("tial\r\none\r\ntwo\r\nthree\r\nrest", sink);
+    expect(lines).toEqual(["partial", "three"]);
+    expect(blocks).toEqual(["one\r\ntwo\r\n"]);
+    expect(assembler.partialLine).toBe("rest");
+    expect(assembler.lastPushPlain).toBe(true);
+    assembler.push("\x1b[1m\r\n", sink);
+    expect(assembler.lastPushPlain).toBe(false);
+  });
+});
+
+describe("Transcript kept as bytes", () => {
+  it("keeps the last lines across the ring's wrap, multi-byte characters whole", () => {
+    const transcript = new Transcript();
+    for (let index = 0; index < 300_000; index++) transcript.append(`${index} é€😀\n`);
+    expect(transcript.lastLines(2)).toBe("299998 é€😀\n299999 é€😀");
+    const all = transcript.lastLines(1_000_000).split("\n");
+    expect(all.length).toBeGreaterThan(50_000);
+    expect(all.at(-1)).toBe("299999 é€😀");
+    expect(all.slice(1).every((line, index, lines) => index === 0 || Number(line.split(" ")[0]) === Number(lines[index - 1]?.split(" ")[0]) + 1)).toBe(true);
+  });
+
+  it("one text larger than it keeps leaves its end", () => {
+    const transcript = new Transcript();
+    transcript.append("first\n");
+    transcript.append(numbered(1, 600_000));
+    expect(transcript.lastLines(2)).toBe("599999\n600000");
+    expect(transcript.lastLines(10_000_000)).not.toContain("first");
+  });
+});
