@@ -68,6 +68,8 @@ export function external(options: ExternalOptions = {}): ExternalDetector {
     quietTimer = setTimeout(() => {
       quietTimer = undefined;
       if (ready) return;
+      // Nothing printed yet and not reading either: still starting (a loaded machine), not quiet.
+      if (lastRawAt === 0 && io?.waitingForInput() === false) return becomeReadyWhenQuiet();
       ready = true;
       io?.endFrame({});
     }, quietMs);
