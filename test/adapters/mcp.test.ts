@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -127,5 +131,26 @@ describe("agent-tty mcp on stdio, started as a host starts it", () => {
     await client.close();
     await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
     await expect.poll(() => serverPid !== null && isAlive(serverPid), { timeout: 10_000 }).toBe(false);
+  });
+});
+
+describe("npx agent-tty mcp, as the README's host configuration starts it", () => {
+  test("a project that installed agent-tty serves the tools through npx, and closing the host ends everything", { timeout: 60_000 }, async () => {
+    const host = mkdtempSync(join(tmpdir(), "agent-tty-mcp-host-"));
+    cleanups.push(async () => rmSync(host, { recursive: true, force: true }));
+    writeFileSync(join(host, "package.json"), JSON.stringify({ name: "mcp-host", private: true }));
+    const root = fileURLToPath(new URL("../..", import.meta.url));
+    execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", root], { cwd: host, stdio: "ignore" });
+    const transport = new StdioClientTransport({ command: "npx", args: ["--no-install", "agent-tty", "mcp"], cwd: host, stderr: "pipe" });
+    const client = new Client({ name: "npx-host", version: "1.0.0" });
+    await client.connect(transport);
+    cleanups.push(() => client.close());
+    const { read, results } = await runScenario(client);
+    expect(read[4]).toMatch(/\nHello, Ada!$/);
+    const pid = (results[0]?.structuredContent as { pid: number }).pid;
+    const npxPid = transport.pid;
+    await client.close();
+    await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => npxPid !== null && isAlive(npxPid), { timeout: 10_000 }).toBe(false);
   });
 });
