@@ -1,0 +1,10 @@
+import { appendFileSync } from "node:fs";
+import type { Session } from "agent-tty";
+
+/** Notes a session's pid (or any pid) where the parent test can check that it is gone after the run. */
+export function notePid<T extends Session | number>(target: T): T {
+  const file = process.env["AGENT_TTY_SAMPLE_PIDS"];
+  const pid = typeof target === "number" ? target : target.pid;
+  if (file !== undefined && pid !== undefined) appendFileSync(file, `${pid}\n`);
+  return target;
+}
