@@ -34,7 +34,7 @@ const plan = {
   idle: { rounds: quick ? 1 : 2, params: { n: 50, idleMs: quick ? 1000 : 2000 }, who: [...FLOORS, ...LIB, "pexpect"] },
   parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: quick ? [...FLOORS, ...LIB, "pexpect"] : [...FLOORS, "hooks", ...LIB, "pexpect"] },
   ...Object.fromEntries(
-    SCALE.sessions.map((n) => [`scale${n}`, { rounds: quick ? 1 : 2, workload: "scale", params: { sessions: n, cells: SCALE.cells }, who: [...FLOORS, "si", "prompt", "pexpect"] }]),
+    SCALE.sessions.map((n) => [`scale${n}`, { rounds: 1, workload: "scale", params: { sessions: n, cells: SCALE.cells }, who: [...FLOORS, "si", "prompt", "pexpect"] }]),
   ),
 };
 

@@ -76,7 +76,7 @@ export function isLinuxProcAvailable(): boolean {
  */
 export function readForeground(shellPid: number): ForegroundInfo | undefined {
   if (!isLinuxProcAvailable() || !Number.isSafeInteger(shellPid) || shellPid <= 0) return undefined;
-  const shell = readStat(`/proc/${shellPid}`);
+  const shell = readStat(`/proc/${shellPid}`, true);
   if (shell === undefined || shell.tpgid <= 0 || shell.ttyNr === 0) return undefined;
   const pgid = shell.tpgid;
   let members = groupMembersBelow(shell, pgid);
@@ -109,8 +109,8 @@ export function listSessionProcesses(sid: number): number[] {
 }
 
 /** Parses `/proc/<pid>/stat` (or a task's); `comm` may hold spaces and parentheses. */
-function readStat(dir: string): ProcStat | undefined {
-  const text = readText(`${dir}/stat`);
+function readStat(dir: string, kept = false): ProcStat | undefined {
+  const text = kept ? readProcFile(`${dir}/stat`) : readText(`${dir}/stat`);
   if (text === undefined) return undefined;
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
@@ -141,7 +141,7 @@ function groupMembersBelow(root: ProcStat, pgid: number): ProcStat[] | undefined
     for (const pid of children) {
       if (seen.has(pid) || seen.size > 4096) continue;
       seen.add(pid);
-      const stat = readStat(`/proc/${pid}`);
+      const stat = readStat(`/proc/${pid}`, true);
       if (stat !== undefined) queue.push(stat);
     }
   }
@@ -152,7 +152,7 @@ function childrenOf(stat: ProcStat): number[] | undefined {
   const tids = stat.threads > 1 ? listNumeric(`/proc/${stat.pid}/task`) : [stat.pid];
   const pids: number[] = [];
   for (const tid of tids) {
-    const text = readText(`/proc/${stat.pid}/task/${tid}/children`);
+    const text = readProcFile(`/proc/${stat.pid}/task/${tid}/children`);
     if (text === undefined) {
       // Vanished mid-read: no children. Missing file on a live process: unsupported kernel.
       if (existsSync(`/proc/${stat.pid}/task/${tid}`)) return undefined;
@@ -186,7 +186,7 @@ function isBlockedOnTerminal(stat: ProcStat, ttyNr: number): boolean {
 
 function taskWaitsOnTerminal(pid: number, dir: string, state: string, ttyNr: number): boolean {
   if (state !== "S") return false;
-  const syscall = readText(`${dir}/syscall`);
+  const syscall = readProcFile(`${dir}/syscall`);
   const table = WAIT_SYSCALLS[process.arch];
   if (syscall === undefined || table === undefined) return wchanSuggestsTerminal(pid, dir, ttyNr);
   const words = syscall.trim().split(" ");
@@ -263,16 +263,15 @@ function isTerminalFd(pid: number, fd: number, ttyNr: number): boolean {
 /** Reads `length` bytes of the process's memory at `address`; `undefined` if not allowed. */
 function readMemory(pid: number, address: number, length: number): Buffer | undefined {
   if (endianness() !== "LE" || !Number.isSafeInteger(address) || address <= 0) return undefined;
-  let fd: number | undefined;
+  const fd = openProcFile(`/proc/${pid}/mem`);
+  if (fd === undefined) return undefined;
   try {
-    fd = openSync(`/proc/${pid}/mem`, "r");
     const buffer = Buffer.alloc(length);
     const read = readSync(fd, buffer, 0, length, address);
     return read === length ? buffer : undefined;
   } catch {
+    forgetProcFile(`/proc/${pid}/mem`);
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -282,6 +281,73 @@ function readText(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Descriptors of the /proc files the foreground checks read again and again (a prompt is confirmed
+ * by two checks a moment apart, a running cell is checked every 50 ms): a /proc file read from
+ * offset 0 is made afresh, and its descriptor follows the process, not the pid number (once the
+ * process is gone, reads fail and the path is opened again). They are all closed once no check
+ * ran for a short while, so an idle program holds none.
+ */
+const procFiles = new Map<string, number>();
+const MAX_PROC_FILES = 32;
+const PROC_FILES_IDLE_MS = 200;
+const procBuffer = Buffer.allocUnsafe(8192);
+let procFilesUsedAt = 0;
+let procFilesTimer: NodeJS.Timeout | undefined;
+
+function openProcFile(path: string): number | undefined {
+  procFilesUsedAt = performance.now();
+  let fd = procFiles.get(path);
+  if (fd !== undefined) return fd;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return undefined;
+  }
+  if (procFiles.size >= MAX_PROC_FILES) closeProcFiles();
+  procFiles.set(path, fd);
+  procFilesTimer ??= setTimeout(closeIdleProcFiles, PROC_FILES_IDLE_MS).unref();
+  return fd;
+}
+
+function forgetProcFile(path: string): void {
+  const fd = procFiles.get(path);
+  if (fd === undefined) return;
+  procFiles.delete(path);
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+function closeProcFiles(): void {
+  for (const path of [...procFiles.keys()]) forgetProcFile(path);
+}
+
+function closeIdleProcFiles(): void {
+  procFilesTimer = undefined;
+  const idle = performance.now() - procFilesUsedAt;
+  if (idle >= PROC_FILES_IDLE_MS) closeProcFiles();
+  else if (procFiles.size > 0) procFilesTimer = setTimeout(closeIdleProcFiles, PROC_FILES_IDLE_MS - idle).unref();
+}
+
+/** A small /proc file, read through a kept descriptor (see `procFiles`). */
+function readProcFile(path: string): string | undefined {
+  const fd = openProcFile(path);
+  if (fd === undefined) return undefined;
+  let read: number;
+  try {
+    read = readSync(fd, procBuffer, 0, procBuffer.length, 0);
+  } catch {
+    // The process is gone (or a new one has the pid): ask again by path.
+    forgetProcFile(path);
+    return readText(path);
+  }
+  if (read === procBuffer.length) return readText(path);
+  return procBuffer.toString("utf8", 0, read);
 }
 
 function listNumeric(dir: string): number[] {
