@@ -16,9 +16,11 @@ export function appendToError(error: unknown, text: string): void {
   const target = error as ErrorLike;
   const before = typeof target.message === "string" ? target.message : "";
   try {
+    // Read first: V8 formats a stack when it is first read, from the message of that moment.
+    const stack = target.stack;
     target.message = `${before}${text}`;
-    if (typeof target.stack === "string") {
-      target.stack = before !== "" && target.stack.includes(before) ? target.stack.replace(before, `${before}${text}`) : `${target.stack}${text}`;
+    if (typeof stack === "string") {
+      target.stack = before !== "" && stack.includes(before) ? stack.replace(before, `${before}${text}`) : `${stack}${text}`;
     }
   } catch {
     // A frozen error keeps its text.

@@ -1,8 +1,8 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readAsciicast } from "../../src/index.js";
-import { alive, failureOf, type JsonReport, root, runChild, scratch } from "./support.js";
+import { expectSampleOutcome } from "./outcome.js";
+import { type JsonReport, root, runChild, scratch } from "./support.js";
 import { readFileSync } from "node:fs";
 
 const samples = join(root, "test/testing/samples/vitest");
@@ -17,43 +17,9 @@ async function runSamples(cwd: string, vitestBin: string) {
   return { run, casts, json: JSON.parse(readFileSync(report, "utf8")) as JsonReport };
 }
 
-/** What both Vitest versions must show for the sample suites. */
-async function expectSampleOutcome({ run, casts, json }: Awaited<ReturnType<typeof runSamples>>): Promise<void> {
-  expect(run.code).toBe(1);
-  expect({ passed: json.numPassedTests, failed: json.numFailedTests }).toEqual({ passed: 5, failed: 2 });
-
-  const failure = failureOf(json, "fails on purpose after printing to two terminals");
-  // The assertion's own message, then each session: its last screen and its transcript.
-  expect(failure).toContain('expected the cell to have output equal to "expected-output"');
-  expect(failure).toMatch(/terminal 1: session 'bash'[\s\S]*last screen \(rows 1-\d+ of 12[^\n]*\n[\s\S]*│ SCREEN-MARKER-42\n/);
-  expect(failure).toMatch(/terminal 2: session 'python3'[\s\S]*transcript \(last 30 lines\):\n[\s\S]*│ PY-TRANSCRIPT-42/);
-  const named = [...failure.matchAll(/recording: (\S+\.cast)/g)].map((match) => match[1] as string);
-  expect(named).toHaveLength(2);
-
-  const screenFailure = failureOf(json, "toShowOnScreen fails with the last screen");
-  expect(screenFailure).toMatch(/expected session 'bash' to show "NEVER-SHOWN" on screen within 300 ms[\s\S]*last screen:\n[\s\S]*│ ONLY-THIS-IS-SHOWN/);
-
-  // Sessions, and the background job of the failing test, ended with their tests.
-  expect(run.pids.length).toBeGreaterThanOrEqual(7);
-  expect(alive(run.pids)).toEqual([]);
-
-  // One recording per session of each failing test, none for passing tests; each parses and holds the output.
-  const files = readdirSync(casts).sort();
-  expect(files).toEqual([
-    "fails-on-purpose-after-printing-to-two-terminals-1-bash.cast",
-    "fails-on-purpose-after-printing-to-two-terminals-2-python3.cast",
-    "toShowOnScreen-fails-with-the-last-screen-1-bash.cast",
-  ]);
-  expect(named.map((file) => file.slice(file.lastIndexOf("/") + 1))).toEqual(files.slice(0, 2));
-  const bash = await readAsciicast(join(casts, files[0] as string));
-  expect(bash.header).toMatchObject({ version: 2, width: 80, height: 12 });
-  expect(bash.events.filter(([, code]) => code === "o").map(([, , data]) => data).join("")).toContain("SCREEN-MARKER-42");
-  expect(bash.events.some(([, code, data]) => code === "m" && data.includes("start: echo actual-output"))).toBe(true);
-}
-
 describe("agent-tty/vitest in a real Vitest run", () => {
   it("Vitest 4: a passing and a failing sample file give the right counts, failure text with screens and transcripts, no leftover process and the recordings", { timeout: 120_000 }, async () => {
-    await expectSampleOutcome(await runSamples(samples, join(root, "node_modules/vitest/vitest.mjs")));
+    await expectSampleOutcome(await runSamples(samples, join(root, "node_modules/vitest/vitest.mjs")), "");
   });
 
   it("Vitest 5: the same sample files give the same outcome (Vitest 5 declares Node >= 22; the JSON reporter runs on Node 20)", { timeout: 120_000 }, async () => {
@@ -64,10 +30,10 @@ describe("agent-tty/vitest in a real Vitest run", () => {
     cpSync(samples, dir, { recursive: true });
     const outcome = await runSamples(dir, bin);
     rmSync(project, { recursive: true, force: true });
-    await expectSampleOutcome(outcome);
+    await expectSampleOutcome(outcome, "");
   });
 
-  it("the matchers are typed on agent-tty/vitest's expect with Vitest 4 and 5, and on Vitest's own expect by augmentation", { timeout: 180_000 }, async () => {
+  it("the matchers are typed on agent-tty/vitest's expect with Vitest 4 and 5, on Vitest's own expect by augmentation, and on Jest's expect", { timeout: 180_000 }, async () => {
     const tsc = join(root, "node_modules/typescript/bin/tsc");
     const config = (files: string[]) => JSON.stringify({
       compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"], exactOptionalPropertyTypes: true },
@@ -75,7 +41,7 @@ describe("agent-tty/vitest in a real Vitest run", () => {
     });
     // Vitest 4, the project's: in place.
     const four = join(scratch("agent-tty-types-", join(root, "test/testing")), "tsconfig.json");
-    writeFileSync(four, config([join(samples, "types.check.ts")]));
+    writeFileSync(four, config([join(samples, "types.check.ts"), join(root, "test/testing/samples/jest/types.check.ts")]));
     const v4 = await runChild(root, [tsc, "-p", four], {});
     expect(v4.stdout + v4.stderr).toBe("");
     expect(v4.code).toBe(0);
