@@ -78,6 +78,20 @@ describe("nested programs started by a cell", () => {
     expect(await sh.run("echo top")).toMatchObject({ output: "top", exitCode: 0 });
   });
 
+  for (const shell of ["zsh", "fish", "dash"] as const) {
+    it(`${shell} started from a bash cell is framed in-band (exit code, cwd, incomplete cells), and exit returns`, async () => {
+      const sh = await spawnBash();
+      const enter = await sh.run(shell === "dash" ? "dash -i" : `${shell} -i`);
+      expect(enter.nested?.entered).toMatchObject({ name: shell, kind: "shell", shell: shell === "dash" ? "sh" : shell, depth: 1 });
+      expect(await sh.run("cd /tmp; false")).toMatchObject({ status: "done", exitCode: 1, cwd: "/tmp" });
+      expect(await sh.run("echo nested-$PWD")).toMatchObject({ status: "done", exitCode: 0, output: "nested-/tmp" });
+      if (shell !== "dash") expect((await sh.run("echo 'unclosed")).output).toContain("incomplete");
+      const leave = await sh.run("exit");
+      expect(leave.nested?.left?.[0]).toMatchObject({ name: shell });
+      expect(await sh.run("echo ${BASH_VERSION:+bash}")).toMatchObject({ output: "bash", exitCode: 0 });
+    });
+  }
+
   it("python3 started from a cell is driven by cells (prompt framing), and exit() returns to bash", async () => {
     const sh = await spawnBash();
     const enter = await sh.run("python3");
