@@ -1,5 +1,5 @@
 export { Session } from "./session.js";
-export type { ActiveCell, ExpectOptions, OutputOptions, SessionActivity, SessionState, WaitOptions } from "./session.js";
+export type { ActiveCell, ExpectOptions, InterruptOptions, OutputOptions, SessionActivity, SessionState, WaitOptions } from "./session.js";
 export type { ExpectMatch } from "./expect.js";
 export { SessionManager } from "./manager.js";
 export type { SessionInfo, SessionManagerOptions } from "./manager.js";

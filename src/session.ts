@@ -48,6 +48,17 @@ export interface WaitOptions {
   readonly untilInput?: boolean;
 }
 
+/** Options of {@link Session.interrupt}. */
+export interface InterruptOptions {
+  /**
+   * Release the lock even when no prompt came back (within 1 s) and the
+   * program is not seen waiting for input (the next cell may then be typed
+   * into a command that is still running).
+   * @default false
+   */
+  readonly force?: boolean;
+}
+
 /** Options of {@link Session.expect}. */
 export interface ExpectOptions {
   /** @default the session's `timeoutMs` */
@@ -94,6 +105,8 @@ interface CellRun {
 const RETAINED_CELLS = 100;
 /** How long an interrupt waits for the prompt before settling the cell (the lock stays held). */
 const INTERRUPT_GRACE_MS = 3_000;
+/** How long `interrupt({ force: true })` waits for the prompt before it releases the lock anyway. */
+const INTERRUPT_FORCE_GRACE_MS = 1_000;
 /** How often a Ctrl-C is sent again while the prompt does not come back. */
 const INTERRUPT_RESEND_MS = 250;
 /**
@@ -705,8 +718,14 @@ export class Session extends EventEmitter<SessionEvents> {
    * If it never comes, the cell settles anyway but the lock stays held (`timed_out`): typing the
    * next cell into a program that is still running would be worse.
    */
-  async #stop(run: CellRun, status: FinalCellStatus): Promise<void> {
-    if (this.#lock !== run) return;
+  /**
+   * Ctrl-C (or the detector's key) until the frame ends. A program that never shows a prompt its
+   * detector knows keeps the lock, unless it is seen blocked reading the terminal (the safe moment:
+   * the next cell is typed to a program waiting for it) or `force` is given: then the lock is
+   * released and the result says so. Resolves that result when the cell had already reported one.
+   */
+  async #stop(run: CellRun, status: FinalCellStatus, how: { force?: boolean } = {}): Promise<CellResult | undefined> {
+    if (this.#lock !== run) return undefined;
     run.stopping ??= run.result?.status === "timeout" ? "timeout" : status;
     run.timer?.clear();
     run.timer = undefined;
@@ -721,15 +740,39 @@ export class Session extends EventEmitter<SessionEvents> {
     const resend = !byKey ? setInterval(() => void this.#interruptShellJob(run), INTERRUPT_RESEND_MS) : undefined;
     let giveUp: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<void>((resolve) => {
-      giveUp = setTimeout(resolve, INTERRUPT_GRACE_MS);
+      giveUp = setTimeout(resolve, how.force === true ? INTERRUPT_FORCE_GRACE_MS : INTERRUPT_GRACE_MS);
     });
     await Promise.race([this.#whenReleased(run), gaveUp]);
     clearInterval(resend);
     clearTimeout(giveUp);
-    if (this.#lock === run && run.result === undefined) {
+    if (this.#lock !== run) return undefined;
+    const reading = this.#waitingForInput() === true;
+    if (reading || how.force === true) {
+      const note = reading
+        ? "[agent-tty: no prompt this session knows came back after Ctrl-C, but the program is waiting for input: the session was released]"
+        : "[agent-tty: interrupt({ force: true }) released the session; the program was not seen waiting for input, so the next cell may be typed into a running command]";
+      let result = run.result;
+      if (result === undefined) {
+        if (run.frame !== undefined) {
+          this.#assembler.flushPartial(this.#sink);
+          this.#flush();
+          run.frame.collecting = true;
+          run.frame.add(`${note}\n`);
+        }
+        result = this.#settle(run, run.stopping, run.frame, { exitCode: null, decidedBy: "interrupt" });
+      } else {
+        // The cell reported before (a timeout that kept the lock): its release is reported as an interrupt.
+        const earlier = result;
+        result = { ...earlier, status: "interrupted", exitCode: null, decidedBy: "interrupt", output: earlier.output === "" ? note : `${earlier.output}\n${note}` } as CellResult;
+      }
+      this.#release(run);
+      return result;
+    }
+    if (run.result === undefined) {
       this.#settle(run, run.stopping, run.frame, { exitCode: null, decidedBy: "interrupt" }, { keepFrame: true });
       this.#state = "timed_out";
     }
+    return undefined;
   }
 
   #whenReleased(run: CellRun): Promise<void> {
@@ -1027,13 +1070,22 @@ export class Session extends EventEmitter<SessionEvents> {
    * cell `"interrupted"` and resolves once the program shows its prompt
    * again (the lock is then free). Resolves with that cell's result, or
    * `undefined` when no cell was active.
+   *
+   * When no prompt the detector knows comes back within 3 s (psql inside a
+   * transaction with an unknown prompt, `exec bash`), the lock is released
+   * anyway if the program is seen blocked reading the terminal (Linux
+   * `/proc`): it waits for input, so the next cell reaches it. The result's
+   * output ends with a note saying so. Otherwise the session stays
+   * `timed_out`, unless `{ force: true }` releases it in any case.
    */
-  async interrupt(): Promise<CellResult | undefined> {
+  async interrupt(options: InterruptOptions = {}): Promise<CellResult | undefined> {
+    const given = optionsObject(options, ["force"], "interrupt() options");
+    const force = optionalBoolean(given["force"], "force") ?? false;
     this.#assertOpen();
     const run = this.#lock;
     if (run === undefined) return undefined;
-    await this.#stop(run, "interrupted");
-    return run.result;
+    const released = await this.#stop(run, "interrupted", { force });
+    return released ?? run.result;
   }
 
   /**
