@@ -21,6 +21,7 @@ export { autoDetector } from "./detect/auto.js";
 export type { ExternalDetector, ExternalOptions } from "./detect/external.js";
 export type { HookFunction, HookOptions } from "./detect/hook.js";
 export type { IdleOptions } from "./detect/idle.js";
+export type { InputWaitOptions } from "./detect/input-wait.js";
 export type { PromptOptions } from "./detect/prompt.js";
 export type { RepeatEnterOptions } from "./detect/repeat-enter.js";
 export type { DetectorInput, DetectorIo, FeedResult, ForegroundProgram, FrameDetector, FrameEnd, FrameSignal, SpawnPlan } from "./detect/types.js";

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { prompt } from "./prompt.js";
 import { pythonReplLines } from "./python.js";
-import { repeatEnter } from "./repeat-enter.js";
+import { inputWait } from "./input-wait.js";
 import { startsRemoteShell } from "./nested.js";
 import { integratedShell, shellIntegration } from "./shell-integration.js";
 import type { FrameDetector, SpawnPlan } from "./types.js";
@@ -47,8 +47,21 @@ function runsScript(args: readonly string[]): boolean {
  * lua), when the command starts one interactively; `undefined` otherwise.
  */
 export function replDetector(command: string, args: readonly string[]): FrameDetector | undefined {
+  const debugger_ = debuggerDetector(programName(command), args);
+  if (debugger_ !== undefined) return debugger_;
   const make = REPLS[basename(command)] ?? REPLS[programName(command)];
   return make !== undefined && !runsScript(args) ? make() : undefined;
+}
+
+/**
+ * The debuggers a script runs under: `python3 -m pdb script.py` (`(Pdb) `) and `node inspect
+ * script.js` (`debug> `, printed before the command's own output arrives: the frame ends once
+ * output has settled after it).
+ */
+function debuggerDetector(name: string, args: readonly string[]): FrameDetector | undefined {
+  if (name === "python" && args[0] === "-m" && args[1] === "pdb") return prompt(/^\(Pdb\) $/);
+  if (name === "node" && args[0] === "inspect") return prompt(/^debug> $/, { settleMs: 200 });
+  return undefined;
 }
 
 /** Prompts that tell a known REPL when its process cannot be seen (inside ssh): the prompt, then the REPL. */
@@ -70,10 +83,11 @@ export function replDetectorForPrompt(line: string): FrameDetector | undefined {
  * What `detector: "auto"` picks: shell integration for bash, zsh, fish and sh; shell
  * integration typed in-band for `ssh host`, `docker`/`podman exec -it` and `kubectl exec -it`; a
  * prompt detector for python, node, gdb, sqlite3, psql, redis-cli, irb and
- * lua; repeat-enter otherwise.
+ * lua, and for the pdb and `node inspect` debuggers; otherwise `inputWait()`, which types nothing
+ * but the cell (repeat-enter's empty Enters repeat the last command in gdb-like programs).
  */
 export function autoDetector(command: string, args: readonly string[]): FrameDetector {
   if (integratedShell(command) !== undefined && !runsScript(args)) return shellIntegration();
   if (startsRemoteShell(command, args)) return shellIntegration({ inBand: true });
-  return replDetector(command, args) ?? repeatEnter();
+  return replDetector(command, args) ?? inputWait();
 }

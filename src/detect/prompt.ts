@@ -1,6 +1,6 @@
 import stripAnsi from "strip-ansi";
 import { invalidArgument, describeValue } from "../errors.js";
-import { optionsObject } from "../validate.js";
+import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
 import type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd } from "./types.js";
 
@@ -18,6 +18,14 @@ export interface PromptOptions {
   readonly prepare?: (code: string) => string[];
   /** Names the detector in `decidedBy`. @default "prompt" */
   readonly name?: string;
+  /**
+   * How long output must stay quiet after the prompt before the frame ends:
+   * for programs that print their prompt before the command's output has
+   * arrived (`node inspect`'s `debug> `). New output cancels it until the
+   * prompt comes back.
+   * @default 0
+   */
+  readonly settleMs?: number;
 }
 
 type Matcher = (text: string) => boolean;
@@ -53,7 +61,8 @@ function defaultLines(code: string): string[] {
  * ```
  */
 export function prompt(pattern: string | RegExp, options: PromptOptions = {}): FrameDetector {
-  const given = optionsObject(options, ["continuation", "prepare", "name"], "prompt() options");
+  const given = optionsObject(options, ["continuation", "prepare", "name", "settleMs"], "prompt() options");
+  const settleMs = optionalPositive(given["settleMs"], "settleMs", { allowZero: true }) ?? 0;
   if (given["prepare"] !== undefined && typeof given["prepare"] !== "function") {
     throw invalidArgument(`Expected \`prepare\` to be a function, got ${describeValue(given["prepare"])}`);
   }
@@ -71,6 +80,11 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   // A prompt only counts once the Enter of the last typed line came back: before that it is a redraw.
   let lineEnded = true;
   const confirmer = new PromptConfirmer(() => io);
+  let settleTimer: NodeJS.Timeout | undefined;
+  const cancelSettle = (): void => {
+    if (settleTimer !== undefined) clearTimeout(settleTimer);
+    settleTimer = undefined;
+  };
 
   return {
     name,
@@ -81,6 +95,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
     },
     encode(code) {
       confirmer.cancel();
+      cancelSettle();
       const lines = prepare(code);
       const first = lines.shift() ?? "";
       pending = lines;
@@ -94,6 +109,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       return echoPrefix === undefined ? 1 : Infinity;
     },
     feed(event: DetectorInput): FeedResult {
+      if ("raw" in event) cancelSettle();
       if (!("line" in event)) return undefined;
       confirmer.cancel();
       if (!event.partial) {
@@ -113,6 +129,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
     },
     dispose() {
       confirmer.cancel();
+      cancelSettle();
     },
   };
 
@@ -120,7 +137,15 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   function act(line: string, primary: boolean): FrameEnd | undefined {
     lastPrompt = line;
     const next = pending.shift();
-    if (next === undefined) return primary ? {} : undefined;
+    if (next === undefined) {
+      if (!primary || settleMs === 0) return primary ? {} : undefined;
+      cancelSettle();
+      settleTimer = setTimeout(() => {
+        settleTimer = undefined;
+        io?.endFrame({});
+      }, settleMs);
+      return undefined;
+    }
     echoPrefix = line;
     lineEnded = false;
     io?.write(`${next}\r`);

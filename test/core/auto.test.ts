@@ -9,7 +9,7 @@ describe('detector "auto" picks the detector that fits the program', () => {
     { what: "node REPL", command: "node", args: [], code: "6 * 7", output: "42", decidedBy: "prompt" },
     { what: "gdb", command: "gdb", args: ["-q", "-nx"], code: "print 6 * 7", output: "$1 = 42", decidedBy: "prompt" },
     { what: "sqlite3", command: "sqlite3", args: [":memory:"], code: "SELECT 6 * 7;", output: "42", decidedBy: "prompt" },
-    { what: "an unknown line-oriented program", command: "node", args: [CALC], code: "add 40 2", output: "42", decidedBy: "repeat-enter" },
+    { what: "an unknown line-oriented program", command: "node", args: [CALC], code: "add 40 2", output: "42", decidedBy: "input-wait" },
   ];
 
   for (const { what, command, args, code, output, decidedBy } of cases) {

@@ -27,7 +27,7 @@ describe("which programs start a shell elsewhere (auto picks in-band shell integ
     const plan = { command: "kubectl", args: ["exec", "-it", "pod", "--", "bash"], cwd: "/", env: {} };
     expect(await detector.setup?.(plan)).toEqual(plan);
     detector.dispose?.();
-    expect(autoDetector("ssh", ["host", "uptime"]).name).toBe("repeat-enter");
+    expect(autoDetector("ssh", ["host", "uptime"]).name).toBe("input-wait");
   });
 });
 

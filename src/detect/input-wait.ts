@@ -1,0 +1,104 @@
+import { optionalPositive, optionsObject } from "../validate.js";
+import { PromptConfirmer } from "./confirm.js";
+import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
+
+/** Options of `detectors.inputWait()`. */
+export interface InputWaitOptions {
+  /**
+   * Quiet time after which a program blocked reading the terminal counts as
+   * waiting, when its prompt is not the one it showed at start (a question,
+   * a changed prompt). The prompt it showed at start ends a cell at once.
+   * @default 300
+   */
+  readonly quietMs?: number;
+  /**
+   * Where the system cannot tell whether the program reads the terminal (no
+   * Linux `/proc`): the quiet time that ends a frame.
+   * @default 1000
+   */
+  readonly fallbackQuietMs?: number;
+}
+
+/** Quiet time before the first prompt is taken (the program's banner may come in pieces). */
+const READY_QUIET_MS = 100;
+
+/**
+ * Zero-configuration framing that types nothing but the cell: a frame ends
+ * when the program waits for input again. The prompt the program shows when
+ * it first waits is learned; a cell ends as soon as that prompt is back and
+ * the program is blocked reading the terminal (Linux `/proc`). A program
+ * that waits at another prompt (a question, a changed prompt) ends the cell
+ * once it has been quiet for `quietMs`; where `/proc` cannot tell, quiet
+ * output for `fallbackQuietMs` does. Programs that watch the terminal while
+ * they work (event loops) look like they wait when quiet: give them
+ * `prompt()`.
+ */
+export function inputWait(options: InputWaitOptions = {}): FrameDetector {
+  const given = optionsObject(options, ["quietMs", "fallbackQuietMs"], "inputWait() options");
+  const quietMs = optionalPositive(given["quietMs"], "quietMs") ?? 300;
+  const fallbackQuietMs = optionalPositive(given["fallbackQuietMs"], "fallbackQuietMs") ?? 1_000;
+  let io: DetectorIo | undefined;
+  let learned: string | undefined;
+  let partial = "";
+  let outputAt = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const confirmer = new PromptConfirmer(() => io);
+
+  const end = (): { dropLines?: number } => {
+    if (learned === undefined && partial.trim() !== "") learned = partial;
+    return {};
+  };
+  const stopWaiting = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    confirmer.cancel();
+  };
+  // Quiet for long enough: ends the frame if the program reads the terminal.
+  const whenQuiet = (ms: number): void => {
+    stopWaiting();
+    timer = setTimeout(() => {
+      timer = undefined;
+      const waiting = io?.waitingForInput();
+      if (waiting === undefined) {
+        const quietFor = performance.now() - outputAt;
+        if (quietFor >= fallbackQuietMs) io?.endFrame(end());
+        else whenQuiet(fallbackQuietMs - quietFor);
+        return;
+      }
+      const found = confirmer.confirm(end);
+      if (found !== undefined) io?.endFrame(found);
+    }, ms);
+  };
+  const nextQuiet = (): number => (learned === undefined ? READY_QUIET_MS : quietMs);
+
+  return {
+    name: "input-wait",
+    attach(detectorIo) {
+      io = detectorIo;
+      whenQuiet(READY_QUIET_MS);
+    },
+    encode(code) {
+      partial = "";
+      whenQuiet(nextQuiet());
+      return `${code.replace(/\n/g, "\r")}\r`;
+    },
+    feed(event: DetectorInput): FeedResult {
+      if ("raw" in event) {
+        outputAt = performance.now();
+        whenQuiet(nextQuiet());
+        return undefined;
+      }
+      if (!("line" in event)) return undefined;
+      partial = event.partial ? event.line : "";
+      // The prompt it showed at start is back: no need to wait for quiet.
+      if (event.partial && learned !== undefined && event.line === learned) {
+        stopWaiting();
+        return confirmer.confirm(end);
+      }
+      return undefined;
+    },
+    dispose() {
+      stopWaiting();
+    },
+  };
+}
