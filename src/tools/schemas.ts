@@ -92,7 +92,15 @@ export const terminalWaitShape = {
 export const terminalScreenShape = { session };
 
 /** Input fields of `terminal_interrupt`. */
-export const terminalInterruptShape = { session };
+export const terminalInterruptShape = {
+  session,
+  force: z
+    .boolean()
+    .optional()
+    .describe(
+      "Free the session even if the program's prompt does not come back after Ctrl-C and it is not waiting for input (the next command may then be typed into a command that is still running). Use only after a plain interrupt left the session timed out. Default: false.",
+    ),
+};
 
 /** Input fields of `terminal_list`. */
 export const terminalListShape = {};

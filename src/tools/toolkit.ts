@@ -249,7 +249,7 @@ export class TerminalToolkit {
 
   async #interrupt(input: TerminalToolInputs["terminal_interrupt"]): Promise<ToolOutcome> {
     const session = this.#session("terminal_interrupt", input.session);
-    const result = await session.interrupt();
+    const result = await session.interrupt(input.force === true ? { force: true } : {});
     if (result === undefined) return { kind: "nothing_to_interrupt", session: input.session };
     return { kind: "cell", session: input.session, result: this.#remember(input.session, result) };
   }

@@ -125,6 +125,16 @@ describe("terminal tools over real programs", () => {
     expect(stopped.result).toMatchObject({ status: "done", exitCode: 0 });
   });
 
+  test("terminal_interrupt with force frees a session whose command ignores Ctrl-C", async () => {
+    const tools = kit();
+    await tools.execute("terminal_open", { name: "stubborn" });
+    const running = expectKind(await tools.execute("terminal_run", { session: "stubborn", code: "trap '' INT; sleep 5; trap - INT", timeoutMs: 200 }), "running");
+    const forced = expectKind(await tools.execute("terminal_interrupt", { session: "stubborn", force: true }), "cell");
+    expect(forced.result).toMatchObject({ status: "interrupted", cellId: running.cellId });
+    expect(forced.result.output).toMatch(/force: true/);
+    expect(tools.manager.get("stubborn")?.state).toBe("idle");
+  });
+
   test("terminal_screen, terminal_list, terminal_interrupt and terminal_close", async () => {
     const tools = kit();
     await tools.execute("terminal_open", { name: "a", label: "api tests" });
