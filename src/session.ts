@@ -65,6 +65,15 @@ export interface ExpectOptions {
   readonly timeoutMs?: number;
   /** Aborting rejects the wait with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * What is matched: `"output"`, the clean text that arrives after the call;
+   * or `"screen"`, what a person sees (`screen()`), checked now and after
+   * each output (at most every 25 ms) — for full-screen programs (vim,
+   * less, top, `git rebase -i`) that redraw in place. On timeout the error's
+   * `recentOutput` is the last screen.
+   * @default "output"
+   */
+  readonly on?: "output" | "screen";
 }
 
 /** Options of {@link Session.output}. */
@@ -120,6 +129,8 @@ const INTERRUPT_SETTLE_MAX_MS = 1_000;
 const SHELL_PROMPT_WAIT_MS = 50;
 /** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
 const SCREEN_BATCH_CHARS = 1 << 16;
+/** How often `expect(…, { on: "screen" })` looks at the screen while output arrives. */
+const SCREEN_EXPECT_INTERVAL_MS = 25;
 /** How often a running cell checks whether the program waits for input. */
 const INPUT_CHECK_MS = 50;
 /** Processes of the terminal's session are counted every this many input checks (half a second). */
@@ -1193,7 +1204,8 @@ export class Session extends EventEmitter<SessionEvents> {
 
   /**
    * Waits for `pattern` in output that arrives after the call (clean text;
-   * a prompt without a newline counts).
+   * a prompt without a newline counts), or with `{ on: "screen" }` on the
+   * screen (now or later).
    *
    * @throws {CellTimeoutError} (rejects) no match within `timeoutMs`; carries the recent output.
    */
@@ -1204,15 +1216,19 @@ export class Session extends EventEmitter<SessionEvents> {
     if (pattern === "") return Promise.reject(invalidArgument("Expected `pattern` to be a non-empty string"));
     let timeoutMs: number;
     let signal: AbortSignal | undefined;
+    let on: unknown;
     try {
-      const given = optionsObject(options, ["timeoutMs", "signal"], "expect options");
+      const given = optionsObject(options, ["timeoutMs", "signal", "on"], "expect options");
       timeoutMs = optionalPositive(given["timeoutMs"], "timeoutMs") ?? this.#options.timeoutMs;
       signal = optionalSignal(given["signal"]);
+      on = given["on"] ?? "output";
+      if (on !== "output" && on !== "screen") throw invalidArgument(`Expected \`on\` to be "output" or "screen", got ${describeValue(on)}`);
       this.#assertOpen();
     } catch (error) {
       return Promise.reject(error);
     }
     if (signal?.aborted === true) return Promise.reject(signal.reason);
+    if (on === "screen") return this.#expectOnScreen(pattern, timeoutMs, signal);
     const found = defer<ExpectMatch>();
     const expectation = new Expectation(pattern, this.#assembler.partialLine);
     const check = (line: string | undefined, partial: string) => {
@@ -1242,6 +1258,60 @@ export class Session extends EventEmitter<SessionEvents> {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     this.#lineWatchers.add(check);
+    this.#exitWatchers.add(onExit);
+    return found.promise;
+  }
+
+  /** `expect(pattern, { on: "screen" })`: the screen matched now, then after output (throttled). */
+  #expectOnScreen(pattern: string | RegExp, timeoutMs: number, signal: AbortSignal | undefined): Promise<ExpectMatch> {
+    const regex = typeof pattern === "string" ? undefined : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
+    const matchScreen = (): ExpectMatch | undefined => {
+      const text = this.#syncScreen().text();
+      if (regex === undefined) {
+        const index = text.indexOf(pattern as string);
+        return index === -1 ? undefined : { match: pattern as string, groups: [], before: text.slice(0, index) };
+      }
+      const match = regex.exec(text);
+      return match === null ? undefined : { match: match[0], groups: match.slice(1).map((group) => group ?? ""), before: text.slice(0, match.index) };
+    };
+    const now = matchScreen();
+    if (now !== undefined) return Promise.resolve(now);
+    const found = defer<ExpectMatch>();
+    let throttle: NodeJS.Timeout | undefined;
+    const check = () => {
+      throttle = undefined;
+      const match = matchScreen();
+      if (match === undefined) return;
+      finish();
+      found.resolve(match);
+    };
+    const onData = () => {
+      throttle ??= setTimeout(check, SCREEN_EXPECT_INTERVAL_MS);
+    };
+    const timer = setLongTimeout(() => {
+      const last = this.#screen?.text() ?? "";
+      finish();
+      found.reject(new CellTimeoutError(`expect(${String(pattern)}, { on: "screen" }) did not see it on the screen within ${timeoutMs} ms in session '${this.#options.name}'; recentOutput is the last screen`, last));
+    }, timeoutMs);
+    const onAbort = () => {
+      finish();
+      found.reject(signal?.reason);
+    };
+    const onExit = () => {
+      const match = matchScreen();
+      finish();
+      if (match !== undefined) found.resolve(match);
+      else found.reject(new SessionClosedError(this.#options.name, "ended before the expected text came on the screen"));
+    };
+    const finish = () => {
+      this.off("data", onData);
+      this.#exitWatchers.delete(onExit);
+      if (throttle !== undefined) clearTimeout(throttle);
+      timer.clear();
+      signal?.removeEventListener("abort", onAbort);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.on("data", onData);
     this.#exitWatchers.add(onExit);
     return found.promise;
   }

@@ -96,3 +96,28 @@ describe("expect() against real bash programs", () => {
     await expect(sh.expect("x", { timeoutMs: -1 })).rejects.toMatchObject({ code: "ERR_INVALID_ARGUMENT" });
   });
 });
+
+describe('expect(pattern, { on: "screen" }) for full-screen programs', () => {
+  it("waits for less to draw a page and to jump to the end, then rejects with the last screen when nothing comes", async () => {
+    const sh = await spawnBash({ cols: 60, rows: 12 });
+    await sh.run("seq -f 'row %g' 1 500 > /tmp/agent-tty-expect-screen.txt");
+    const cell = sh.fire("less /tmp/agent-tty-expect-screen.txt; rm -f /tmp/agent-tty-expect-screen.txt");
+    const first = await sh.expect(/^row 11$/m, { on: "screen", timeoutMs: 10_000 });
+    expect(first.match).toBe("row 11");
+    expect(first.before).toMatch(/^row 1\n/);
+    sh.press("G");
+    expect((await sh.expect(/row (\d+)\n\(END\)/, { on: "screen", timeoutMs: 10_000 })).groups).toEqual(["500"]);
+    const missed = await sh.expect("row 1000", { on: "screen", timeoutMs: 300 }).catch((error: unknown) => error);
+    expect(missed).toBeInstanceOf(CellTimeoutError);
+    expect((missed as CellTimeoutError).recentOutput).toContain("row 500");
+    sh.press("q");
+    expect((await cell.result).status).toBe("done");
+  });
+
+  it("matches what is on the screen already, and refuses an unknown `on`", async () => {
+    const sh = await spawnBash();
+    await sh.run("echo already-there");
+    expect((await sh.expect("already-there", { on: "screen", timeoutMs: 1_000 })).match).toBe("already-there");
+    await expect(sh.expect("x", { on: "page" as "screen" })).rejects.toMatchObject({ code: "ERR_INVALID_ARGUMENT" });
+  });
+});
