@@ -32,7 +32,8 @@ export const PROTOCOL_VERSION = 1;
 /** Session names: one rule for the library and `k` (see `names.ts`). */
 export { isValidSessionName } from "../names.js";
 
-export const CELL_ID = /^[0-9A-Za-z_-]{4,64}$/;
+/** A well-formed cell id: hex digits, as the original's and ours are (`a1b2c3`, `4f5a77b6415f`). */
+export const CELL_ID = /^[0-9a-f]{4,32}$/i;
 
 
 /** Default `k run` timeout (seconds). */

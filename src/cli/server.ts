@@ -560,7 +560,7 @@ export class Backend {
         if (kind === "fire") slot.remember(res.cellId, json);
     }
     const status = kmStatus(res);
-    slot.log.mark({ kind: "end", status });
+    slot.log.mark({ kind: "end", status, exitCode: res.exitCode });
     slot.emit({ cell_id: res.cellId, session: slot.name, status });
     return json;
   }

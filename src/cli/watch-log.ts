@@ -1,7 +1,8 @@
 /**
  * The filtered view of a session that `k watch` streams and `k history`
  * tails: the clean transcript's lines, cell markers (`── <id> ──` when a cell
- * starts, `── ✓ ──` / `── ⏱ ──` / `── ✗ ──` when it ends), notifications,
+ * starts, `── ✓ ──` / `── ✗ 2 ──` (a non-zero exit status) / `── ⏱ ──` /
+ * `── ✗ ──` when it ends), notifications,
  * without blank lines, Python continuation prompts and frame noise (the
  * repeats in runs of five or more identical lines: the first one shows).
  */
@@ -10,7 +11,7 @@
 export type WatchEntry =
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "fired"; readonly cellId: string }
-  | { readonly kind: "end"; readonly status: "done" | "timeout" | "interrupted" | "error" }
+  | { readonly kind: "end"; readonly status: "done" | "timeout" | "interrupted" | "error"; readonly exitCode?: number | null }
   | { readonly kind: "notify"; readonly from: string; readonly message: string };
 
 /** A run this long of identical lines is frame noise (empty Enters echoing the prompt). */
@@ -28,6 +29,7 @@ export function formatEntry(entry: WatchEntry, color: boolean): string {
     case "fired":
       return paint("2;36", `── ${entry.cellId.slice(0, 8)} ──`);
     case "end":
+      if (entry.status === "done" && typeof entry.exitCode === "number" && entry.exitCode !== 0) return paint("2;31", `── ✗ ${entry.exitCode} ──`);
       if (entry.status === "done") return paint("2;32", "── ✓ ──");
       if (entry.status === "timeout") return paint("2;33", "── ⏱ ──");
       return paint("2;31", "── ✗ ──");

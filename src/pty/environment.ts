@@ -19,7 +19,8 @@ const HARDENED_ENV: Readonly<Record<string, string>> = Object.freeze({
 /**
  * The program's environment: `process.env` (unless `extend` is false), then the given values (which
  * win; `undefined` removes one), `TERM=xterm-256color` and a UTF-8 locale
- * unless set, and the hardened variables unless given.
+ * unless the caller gave one (`LC_ALL`, `LC_CTYPE` or `LANG`, kept as given)
+ * or the inherited one is UTF-8, and the hardened variables unless given.
  */
 export function buildEnvironment(given: Readonly<Record<string, string | undefined>>, harden: boolean, extend = true): Record<string, string> {
   const env: Record<string, string> = {};
@@ -34,8 +35,11 @@ export function buildEnvironment(given: Readonly<Record<string, string | undefin
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
+  // A locale the caller gives is theirs (`LC_ALL: "C"` to test a program's ASCII output); an inherited
+  // one that is not UTF-8 (a container's POSIX default) gets the UTF-8 default.
+  const givenLocale = ["LC_ALL", "LC_CTYPE", "LANG"].some((key) => given[key] !== undefined && given[key] !== "");
   const locale = env["LC_ALL"] ?? env["LC_CTYPE"] ?? env["LANG"];
-  if (locale === undefined || locale === "" || !/utf-?8/i.test(locale)) {
+  if (!givenLocale && (locale === undefined || locale === "" || !/utf-?8/i.test(locale))) {
     if (env["LC_ALL"] !== undefined && env["LC_ALL"] !== "") env["LC_ALL"] = "C.UTF-8";
     else env["LANG"] = "C.UTF-8";
     if (env["LC_CTYPE"] !== undefined) env["LC_CTYPE"] = "C.UTF-8";

@@ -92,6 +92,9 @@ describe("k and km as real processes", () => {
     expect(JSON.parse((await box.k("poll", "async", id)).stdout)).toMatchObject({ cell_id: id, status: "done", output: "ASYNC", exit_code: 0 });
     expect((await box.k("poll", "async", id)).stdout).toBe(`{"cell_id": "${id}", "status": "error", "output": "unknown cell"}\n`);
     expect((await box.k("poll", "async", "not-a-cell-id!")).stdout).toBe('{"status": "error", "output": "invalid cell_id"}\n');
+    // Malformed (not hex) is invalid, as in the original; "unknown cell" is for a well-formed id it never had.
+    expect((await box.k("poll", "async", "not-a-cell")).stdout).toBe('{"status": "error", "output": "invalid cell_id"}\n');
+    expect((await box.k("poll", "async", "abcdef123456")).stdout).toBe('{"cell_id": "abcdef123456", "status": "error", "output": "unknown cell"}\n');
   });
 
   it("km for a cell that already finished reports it at once (no lost wake-up)", async () => {
@@ -199,6 +202,10 @@ describe("k and km as real processes", () => {
     expect(lines.slice(at)).toContain("WATCHME");
     expect(lines.indexOf("── ✓ ──")).toBeGreaterThan(lines.indexOf("WATCHME"));
     expect(lines.some((l) => /^📢 hello humans \(.+@k:\d+\)$/.test(l))).toBe(true);
+    // A cell that ended with a non-zero exit status is marked with it, not ✓.
+    await box.k("run", "watched", "echo FAILING; (exit 2)");
+    await watch.waitFor("── ✗ 2 ──");
+    expect(watch.lines().indexOf("── ✗ 2 ──")).toBeGreaterThan(watch.lines().indexOf("FAILING"));
     watch.child.kill("SIGINT");
     await watch.exited;
     expect(watch.stdout).toContain("stopped");
