@@ -116,6 +116,10 @@ const RETAINED_CELLS = 100;
 const INTERRUPT_GRACE_MS = 3_000;
 /** How long `interrupt({ force: true })` waits for the prompt before it releases the lock anyway. */
 const INTERRUPT_FORCE_GRACE_MS = 1_000;
+/** Over ssh (a typed Ctrl-C): how often it is typed again while the prompt does not come back. */
+const REMOTE_INTERRUPT_RESEND_MS = 300;
+/** Over ssh: the quiet after an interrupt before the next cell is typed (a Ctrl-C typed again may still be on its way). */
+const REMOTE_INTERRUPT_SETTLE_MS = 150;
 /** How often a Ctrl-C is sent again while the prompt does not come back. */
 const INTERRUPT_RESEND_MS = 250;
 /**
@@ -748,7 +752,17 @@ export class Session extends EventEmitter<SessionEvents> {
       this.#interruptSentAt = performance.now();
       this.#pty?.write(sequence);
     }
-    const resend = !byKey ? setInterval(() => void this.#interruptShellJob(run), INTERRUPT_RESEND_MS) : undefined;
+    const resend = !byKey
+      ? setInterval(() => void this.#interruptShellJob(run), INTERRUPT_RESEND_MS)
+      : sequence === "\x03"
+        ? // Over ssh a Ctrl-C can be lost too (the far command between fork and exec): typed again, rarely,
+          // as a round trip may still be bringing the prompt back.
+          setInterval(() => {
+            if (this.#lock !== run || this.#exited) return;
+            this.#interruptSentAt = performance.now();
+            this.#pty?.write(sequence);
+          }, REMOTE_INTERRUPT_RESEND_MS)
+        : undefined;
     let giveUp: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<void>((resolve) => {
       giveUp = setTimeout(resolve, how.force === true ? INTERRUPT_FORCE_GRACE_MS : INTERRUPT_GRACE_MS);
@@ -894,13 +908,16 @@ export class Session extends EventEmitter<SessionEvents> {
       this.#pty?.write(clear);
       sentAt = performance.now();
     }
+    const remote = this.#detector.interruptByKey?.() === true;
+    const settleMs = remote ? REMOTE_INTERRUPT_SETTLE_MS : INTERRUPT_SETTLE_MS;
     const settling = (async () => {
       const deadline = performance.now() + INTERRUPT_SETTLE_MAX_MS;
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, INTERRUPT_SETTLE_MS));
+        // Over ssh a Ctrl-C still on its way (typed again just before the prompt came back) lands a round trip later.
         const now = performance.now();
         if (now >= deadline || this.#exited || this.#closing !== undefined) return;
-        if (now - Math.max(this.#lastOutputAt, sentAt) >= INTERRUPT_SETTLE_MS && this.#waitingForInput() !== false) return;
+        if (now - Math.max(this.#lastOutputAt, sentAt) >= settleMs && (remote || this.#waitingForInput() !== false)) return;
       }
     })();
     this.#settlingInterrupt = settling;
@@ -956,7 +973,9 @@ export class Session extends EventEmitter<SessionEvents> {
     if (run === undefined || pid === undefined || run.status !== "running" || run.stopping !== undefined || run.result !== undefined) return;
     const quietMs = performance.now() - Math.max(this.#lastOutputAt, this.#lastInputAt);
     if (quietMs < INPUT_QUIET_MS) return;
-    const blocked = this.#waitingForInput() ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
+    // A cell over ssh or in a container: the local foreground (ssh) says nothing about the far program.
+    const local = this.#detector.interruptByKey?.() !== true;
+    const blocked = (local ? this.#waitingForInput() : undefined) ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
     if (!blocked) return;
     // The program may have printed its prompt (the frame's end) just before it blocked: let the event
     // loop read what the terminal holds first; anything new means it was not waiting on the cell's behalf.

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detectors } from "../../src/index.js";
 import { recordRaw, seen, spawnSession } from "../helpers/sessions.js";
@@ -47,6 +48,22 @@ describe("a session spawned over ssh (in-band shell integration)", () => {
     expect(readyMarks).toBe(1);
   });
 
+  it("a remote cell that asks a question settles awaiting_input (also through a shared ControlMaster connection, never seen reading)", async () => {
+    const control = ["-o", "ControlMaster=auto", "-o", `ControlPath=${sshd.dir}/cm-%C`, "-o", "ControlPersist=5"];
+    const master = await spawnSession({ command: "ssh", args: sshd.sshArgs("-tt", ...control) });
+    const shared = await spawnSession({ command: "ssh", args: sshd.sshArgs("-tt", ...control) });
+    for (const sh of [master, shared]) {
+      const asked = await sh.run("read -p 'name? ' x; echo hi $x", { untilInput: true });
+      expect(asked.status).toBe("awaiting_input");
+      expect(asked.output).toContain("name? ");
+      sh.write("ada\r");
+      expect(await sh.wait()).toMatchObject({ status: "done", exitCode: 0, output: "name? ada\nhi ada" });
+    }
+    await shared.close();
+    await master.close();
+    execFileSync("ssh", [...sshd.sshArgs(...control).slice(0, -1), "-O", "exit", sshd.destination], { stdio: "ignore" });
+  });
+
   it("reports an incomplete cell and cancels it, as locally", async () => {
     const sh = await spawnSession({ command: "ssh", args: sshd.sshArgs("-tt") });
     const r = await sh.run("echo 'unclosed");
@@ -70,6 +87,16 @@ describe("a session spawned over ssh (in-band shell integration)", () => {
     expect(await sh.run("cd / && (exit 6)")).toMatchObject({ status: "done", exitCode: 6, cwd: "/" });
     expect(sh.history()).not.toContain("printf");
   });
+
+  it("20 interrupts in a row over ssh each stop their command, and the next cell always runs whole", async () => {
+    const sh = await spawnSession({ command: "ssh", args: sshd.sshArgs("-tt") });
+    for (let round = 0; round < 20; round++) {
+      const cell = sh.fire("echo started; sleep 30");
+      await seen(cell, "started");
+      expect((await sh.interrupt())?.status).toBe("interrupted");
+      expect(await sh.run(`echo ok-${round}`)).toMatchObject({ status: "done", exitCode: 0, output: `ok-${round}` });
+    }
+  }, 90_000);
 
   const versionOf = { zsh: ["echo $ZSH_VERSION", /^\d+\.\d+/], fish: ["echo $FISH_VERSION", /^\d+\.\d+/], dash: ["echo x${BASH_VERSION}${ZSH_VERSION}x", /^xx$/] } as const;
   for (const shell of ["zsh", "fish", "dash"] as const) {
