@@ -771,7 +771,8 @@ export class Session extends EventEmitter<SessionEvents> {
     clearInterval(resend);
     clearTimeout(giveUp);
     if (this.#lock !== run) return undefined;
-    const reading = this.#waitingForInput() === true;
+    // Over ssh the local ssh always looks like it reads: only force releases a remote cell.
+    const reading = this.#detector.interruptByKey?.() !== true && this.#waitingForInput() === true;
     if (reading || how.force === true) {
       const note = reading
         ? "[agent-tty: no prompt this session knows came back after Ctrl-C, but the program is waiting for input: the session was released]"
