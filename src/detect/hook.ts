@@ -48,6 +48,9 @@ function checkExecutable(path: string): string {
   return absolute;
 }
 
+/** Quiet time after which a program under an executable hook counts as started. */
+const READY_QUIET_MS = 200;
+
 /** Shared by both hooks: lines in, partial lines after a pause. */
 abstract class LineHook implements FrameDetector {
   abstract readonly name: string;
@@ -122,10 +125,50 @@ class ExecutableHook extends LineHook {
   readonly #path: string;
   #child: ChildProcess | undefined;
   #lastWasComplete = false;
+  /** Until the first cell: the program is ready once quiet (and reading, where /proc tells). */
+  #readyTimer: NodeJS.Timeout | undefined;
+  #starting = true;
 
   constructor(path: string, partialDelayMs: number) {
     super(partialDelayMs);
     this.#path = path;
+  }
+
+  // The hook runs per cell only, as the original's: one written to recognise a cell's output (exit on
+  // a line it prints) would otherwise never end the start-up frame.
+  override attach(io: DetectorIo): void {
+    this.io = io;
+    this.#armReady();
+  }
+
+  override encode(code: string): string {
+    this.#starting = false;
+    this.#clearReady();
+    return super.encode(code);
+  }
+
+  override feed(event: DetectorInput): FeedResult | Promise<FeedResult> {
+    if (this.#starting) {
+      this.#armReady();
+      return undefined;
+    }
+    return super.feed(event);
+  }
+
+  #armReady(): void {
+    this.#clearReady();
+    this.#readyTimer = setTimeout(() => {
+      this.#readyTimer = undefined;
+      if (!this.#starting) return;
+      if (this.io?.waitingForInput() === false) return this.#armReady();
+      this.#starting = false;
+      this.io?.endFrame({});
+    }, READY_QUIET_MS);
+  }
+
+  #clearReady(): void {
+    if (this.#readyTimer !== undefined) clearTimeout(this.#readyTimer);
+    this.#readyTimer = undefined;
   }
 
   protected startFrame(): void {
@@ -158,6 +201,7 @@ class ExecutableHook extends LineHook {
 
   override dispose(): void {
     super.dispose();
+    this.#clearReady();
     this.#stopChild();
   }
 }

@@ -237,6 +237,16 @@ describe("k and km as real processes", () => {
     expect(missing).toMatchObject({ code: 1, stdout: `ERR hook not found: ${join(hooks, "missing.sh")}\n` });
   });
 
+  it("hook mode runs the hook per cell only: a hook that waits for a line the cell prints does not block the start", async () => {
+    const hooks = join(box.dir, "hooks-per-cell");
+    mkdirSync(hooks, { recursive: true });
+    writeFileSync(join(hooks, "detect.sh"), '#!/usr/bin/env bash\nwhile IFS= read -r line; do [ "$line" = HOOK_DONE ] && exit 0; done\nexit 1\n', { mode: 0o755 });
+    made.add("h");
+    const created = await box.exec(K, ["new", "h", "bash", "--prompt=./detect.sh"], { cwd: hooks });
+    expect(created.stdout).toMatch(/^OK h prompt=/);
+    expect(await box.runJson("-t", "10", "h", "echo HOOK_OK; echo HOOK_DONE")).toMatchObject({ status: "done", output: "HOOK_OK" });
+  });
+
   it("a program that exits during a cell ends it done with its exit code, and the session is gone", async () => {
     await newSession("leaving");
     const left = await box.runJson("leaving", "exit 7");
