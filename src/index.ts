@@ -26,7 +26,7 @@ export type { PromptOptions } from "./detect/prompt.js";
 export type { RepeatEnterOptions } from "./detect/repeat-enter.js";
 export type { DetectorInput, DetectorIo, FeedResult, ForegroundProgram, FrameDetector, FrameEnd, FrameSignal, SpawnPlan } from "./detect/types.js";
 export type { LeftProgram, NestedProgram, NestingChange } from "./detect/nested.js";
-export type { ShellIntegrationOptions } from "./detect/shell-integration.js";
+export type { ShellIntegrationOptions } from "./detect/shell-integration/index.js";
 export { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError } from "./errors.js";
 export type { AgentTtyErrorCode, AgentTtyErrorOptions } from "./errors.js";
 export type { SessionEvent, SessionEventType, SessionEvents } from "./events.js";

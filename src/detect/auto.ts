@@ -3,7 +3,7 @@ import { prompt } from "./prompt.js";
 import { pythonReplLines } from "./python.js";
 import { inputWait } from "./input-wait.js";
 import { startsRemoteShell } from "./nested.js";
-import { integratedShell, shellIntegration } from "./shell-integration.js";
+import { integratedShell, shellIntegration } from "./shell-integration/index.js";
 import type { FrameDetector, SpawnPlan } from "./types.js";
 
 /** Options a program needs to behave as a line-protocol REPL under a detector. */

@@ -4,7 +4,7 @@ import { idle } from "./idle.js";
 import { inputWait } from "./input-wait.js";
 import { prompt } from "./prompt.js";
 import { repeatEnter } from "./repeat-enter.js";
-import { shellIntegration } from "./shell-integration.js";
+import { shellIntegration } from "./shell-integration/index.js";
 
 /**
  * Factories of the built-in {@link FrameDetector}s. Each call makes a new

@@ -1,14 +1,6 @@
-/**
- * How a program is about to be started. A detector's `setup` may return a
- * changed copy (extra args, env, files) before the PTY is spawned.
- */
-export interface SpawnPlan {
-  command: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-}
+import type { SpawnPlan } from "../pty/spawn-plan.js";
 
+export type { SpawnPlan } from "../pty/spawn-plan.js";
 import type { NestedProgram, NestingChange } from "./nested.js";
 
 /** Returned by a detector when the program is ready for the next cell. */

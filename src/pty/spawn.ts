@@ -1,7 +1,7 @@
 import { closeSync, constants, openSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import * as nodePty from "node-pty";
-import type { SpawnPlan } from "../detect/types.js";
+import type { SpawnPlan } from "./spawn-plan.js";
 import { PtyWriter } from "./writer.js";
 
 /** How the PTY's program ended. */

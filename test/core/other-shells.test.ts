@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { INCOMPLETE_CELL_MESSAGE } from "../../src/detect/shell-integration.js";
+import { INCOMPLETE_CELL_MESSAGE } from "../../src/detect/shell-integration/index.js";
 import { spawnSession } from "../helpers/sessions.js";
 
 /** Whether `command` is installed (`.ci/run` installs zsh and fish; a bare machine may lack them). */

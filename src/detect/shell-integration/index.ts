@@ -1,14 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { basename, join } from "node:path";
-import { invalidArgument } from "../errors.js";
-import { makePrivateTempDir } from "../internal/private-temp-dir.js";
-import { optionalBoolean, optionsObject } from "../validate.js";
-import { replDetector, replDetectorForPrompt } from "./auto.js";
-import { PromptConfirmer } from "./confirm.js";
-import { classifyNested, REMOTE_PROGRAMS, type LeftProgram, type NestedProgram } from "./nested.js";
-import { isFrameSignal, type DetectorInput, type DetectorIo, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "./types.js";
+import { rmSync } from "node:fs";
+import { basename } from "node:path";
+import { invalidArgument } from "../../errors.js";
+import { makePrivateTempDir } from "../../internal/private-temp-dir.js";
+import { optionalBoolean, optionsObject } from "../../validate.js";
+import { replDetector, replDetectorForPrompt } from "../auto.js";
+import { PromptConfirmer } from "../confirm.js";
+import { classifyNested, REMOTE_PROGRAMS, type LeftProgram, type NestedProgram } from "../nested.js";
+import { isFrameSignal, type DetectorInput, type DetectorIo, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "../types.js";
+import { clearKeyOf, installShell, integratedShell, INTEGRATED_SHELLS, marksOf, TTY_KILL, type Shell } from "./shells.js";
+
+export { integratedShell, INTEGRATED_SHELLS } from "./shells.js";
 
 /** The OSC number of agent-tty's marks; terminals ignore it. */
 const OSC = "6973";
@@ -23,30 +25,8 @@ const TYPED_CELL_MAX_CHARS = 512;
 /** How long fish must sit reading, with nothing new on the terminal, before a cell counts as incomplete. */
 const INCOMPLETE_QUIET_MS = 200;
 const INCOMPLETE_CHECK_MS = 50;
-/**
- * Ctrl-X Ctrl-K, bound to clear the line editor's whole line in every keymap (emacs and vi) of
- * bash and zsh by the init file. Ctrl-U would ring the bell on an empty line (one more write per
- * cell) and means something else in vi mode; an escape sequence costs readline a timed wait.
- */
-const CLEAR_KEY = "\x18\x0b";
-/** fish: Ctrl-A Ctrl-K, beginning of line and kill to its end. */
-const FISH_CLEAR = "\x01\x0b";
-/** No line editor (sh, bash --noediting): the terminal's own kill character. */
-const TTY_KILL = "\x15";
 /** Printable ASCII only: nothing a line editor binds to a command. */
 const PLAIN_LINE = /^[\x20-\x7e]*$/;
-
-/** The shells {@link shellIntegration} knows how to hook. */
-export const INTEGRATED_SHELLS = ["bash", "zsh", "fish", "sh", "dash"] as const;
-
-/** Names the shell a command starts, if it is one we can hook. */
-export function integratedShell(command: string): (typeof INTEGRATED_SHELLS)[number] | undefined {
-  const name = basename(command).replace(/\.exe$/, "").replace(/-?[\d.]+$/, "");
-  return (INTEGRATED_SHELLS as readonly string[]).includes(name) ? (name as (typeof INTEGRATED_SHELLS)[number]) : undefined;
-}
-
-/** A shell {@link shellIntegration} knows how to hook. */
-type Shell = (typeof INTEGRATED_SHELLS)[number];
 
 /** Options of `detectors.shellIntegration()`. */
 export interface ShellIntegrationOptions {
@@ -201,7 +181,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.markPrefix = `${OSC};${this.#secret};`;
     this.#inBand = inBand;
     this.#followNested = followNested;
-    this.#levels = [{ tag: "", shell: "bash", clear: CLEAR_KEY, remote: inBand }];
+    this.#levels = [{ tag: "", shell: "bash", clear: clearKeyOf("bash"), remote: inBand }];
   }
 
   /**
@@ -229,93 +209,13 @@ class ShellIntegrationDetector implements FrameDetector {
     }
     const base = this.#levels[0] as Level;
     base.shell = shell;
-    base.clear = shell === "fish" ? FISH_CLEAR : shell === "bash" || shell === "zsh" ? CLEAR_KEY : TTY_KILL;
+    base.clear = clearKeyOf(shell, plan.args);
     // Every shell reads the marks (and so the secret) from a private file of ours, never from its
     // command line, which any process can read.
     this.#tempDir = makePrivateTempDir();
-    if (shell === "fish") return this.#setupFish(plan, this.#tempDir);
-    if (shell === "bash") return this.#setupBash(plan, this.#tempDir);
-    if (shell === "zsh") return this.#setupZsh(plan, this.#tempDir);
-    return this.#setupPosix(plan, this.#tempDir);
+    return installShell(shell, plan, this.#tempDir, this.markPrefix);
   }
 
-  #setupBash(plan: SpawnPlan, dir: string): SpawnPlan {
-    const args: string[] = [];
-    let userRc: string | undefined = join(plan.env["HOME"] ?? homedir(), ".bashrc");
-    for (let index = 0; index < plan.args.length; index++) {
-      const arg = plan.args[index] as string;
-      if (arg === "--norc") userRc = undefined;
-      else if (arg === "--rcfile" || arg === "--init-file") userRc = plan.args[++index];
-      else args.push(arg);
-    }
-    if (args.includes("--noediting")) (this.#levels[0] as Level).clear = TTY_KILL;
-    const script = [
-      "# agent-tty shell integration: loads the user's rc file, then adds invisible frame marks.",
-      userRc === undefined
-        ? // --norc, but bash reads the system rc file before ours: undo what it set up.
-          "PS1='\\s-\\v\\$ '; unset -f command_not_found_handle 2>/dev/null; unset PROMPT_COMMAND"
-        : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
-      ...bashMarks(this.markPrefix),
-      "",
-    ].join("\n");
-    writeFileSync(join(dir, "bashrc"), script, { mode: 0o600 });
-    return { ...plan, args: ["--rcfile", join(dir, "bashrc"), ...args] };
-  }
-
-  // POSIX sh (dash): no PS0 or PROMPT_COMMAND, but PS1 is expanded each time and $ENV is read.
-  #setupPosix(plan: SpawnPlan, dir: string): SpawnPlan {
-    const envFile = join(dir, "env.sh");
-    const userEnv = plan.env["ENV"];
-    const script = [
-      "# agent-tty shell integration: loads the user's $ENV file, then adds invisible frame marks.",
-      userEnv === undefined ? "" : `[ -r ${shellQuote(userEnv)} ] && . ${shellQuote(userEnv)}`,
-      ...posixMarks(this.markPrefix),
-      "",
-    ].join("\n");
-    writeFileSync(envFile, script, { mode: 0o600 });
-    return { ...plan, env: { ...plan.env, ENV: envFile } };
-  }
-
-  #setupZsh(plan: SpawnPlan, dir: string): SpawnPlan {
-    // zsh reads its files from $ZDOTDIR: ours are there, and each loads the user's own from where
-    // they would have been (their ZDOTDIR, or HOME). With -f, ours load none of the user's.
-    const noRcs = plan.args.some((arg) => arg === "-f" || arg === "--no-rcs");
-    const args = plan.args.filter((arg) => arg !== "-f" && arg !== "--no-rcs");
-    const userZdotdir = plan.env["ZDOTDIR"];
-    const toUser = userZdotdir === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${shellQuote(userZdotdir)}`;
-    const loadUser = (file: string) => (noRcs ? "" : `[[ -r \${ZDOTDIR:-$HOME}/${file} ]] && . \${ZDOTDIR:-$HOME}/${file}`);
-    // Between files, ZDOTDIR points back at ours; the user's value (maybe set by their .zshenv) is kept aside.
-    const zshenv = [
-      "# agent-tty shell integration: the user's .zshenv, then back to agent-tty's ZDOTDIR.",
-      noRcs ? "unsetopt GLOBAL_RCS" : "",
-      toUser,
-      loadUser(".zshenv"),
-      "typeset -g __agent_tty_zdotdir_set=${+ZDOTDIR} __agent_tty_zdotdir=${ZDOTDIR-}",
-      `ZDOTDIR=${shellQuote(dir)}`,
-      "",
-    ];
-    const restoreUser = '(( __agent_tty_zdotdir_set )) && ZDOTDIR=$__agent_tty_zdotdir || unset ZDOTDIR';
-    const zprofile = ["# agent-tty shell integration: the user's .zprofile.", restoreUser, loadUser(".zprofile"), `ZDOTDIR=${shellQuote(dir)}`, ""];
-    const zshrc = [
-      "# agent-tty shell integration: loads the user's .zshrc, then adds invisible frame marks.",
-      // From here on ZDOTDIR is the user's: zsh reads their .zlogin from it, and so do their scripts.
-      restoreUser,
-      "unset __agent_tty_zdotdir_set __agent_tty_zdotdir",
-      loadUser(".zshrc"),
-      ...zshMarks(this.markPrefix),
-      "",
-    ];
-    writeFileSync(join(dir, ".zshenv"), zshenv.join("\n"), { mode: 0o600 });
-    writeFileSync(join(dir, ".zprofile"), zprofile.join("\n"), { mode: 0o600 });
-    writeFileSync(join(dir, ".zshrc"), zshrc.join("\n"), { mode: 0o600 });
-    return { ...plan, args, env: { ...plan.env, ZDOTDIR: dir } };
-  }
-
-  #setupFish(plan: SpawnPlan, dir: string): SpawnPlan {
-    const initFile = join(dir, "init.fish");
-    writeFileSync(initFile, [...fishMarks(this.markPrefix), "set -g fish_greeting ''"].join("\n"), { mode: 0o600 });
-    return { ...plan, args: ["--init-command", `source '${initFile}'`, ...plan.args] };
-  }
 
   attach(io: DetectorIo): void {
     this.#io = io;
@@ -595,13 +495,12 @@ class ShellIntegrationDetector implements FrameDetector {
       const shell: Shell = bash !== "" ? "bash" : zsh !== "" ? "zsh" : fish !== "" ? "fish" : "sh";
       boot.stage = "install";
       const prefix = `${this.markPrefix}${boot.depth === 0 ? "" : `${boot.depth}:`}`;
-      const script =
-        shell === "bash" ? bashMarks(prefix) : shell === "zsh" ? zshMarks(prefix) : shell === "fish" ? fishMarks(prefix) : posixMarks(prefix);
+      const script = marksOf(shell, prefix);
       this.#io?.write(` ${script.join("; ")}\r`);
       if (boot.depth === 0) {
         const base = this.#levels[0] as Level;
         base.shell = shell;
-        base.clear = shell === "fish" ? FISH_CLEAR : shell === "sh" ? TTY_KILL : CLEAR_KEY;
+        base.clear = clearKeyOf(shell);
       } else {
         (boot as { shell?: Shell }).shell = shell;
       }
@@ -621,7 +520,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#levels.push({
       tag: `${boot.depth}:`,
       shell,
-      clear: shell === "fish" ? FISH_CLEAR : shell === "sh" ? TTY_KILL : CLEAR_KEY,
+      clear: clearKeyOf(shell),
       program,
       remote: program.remote,
     });
@@ -817,103 +716,3 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 }
 
-// ── The marks, per shell ─────────────────────────────────────────────
-// Each element is one complete command: the start-up file joins them with newlines, the in-band
-// bootstrap with "; " into the one line it types. `prefix` is the OSC number, the secret and the level.
-
-/** bash: the prompt carries the status/cwd mark and the ready mark; PS0 the start mark. */
-function bashMarks(prefix: string): string[] {
-  const marked = (kind: string) => shellQuote(`${prefix}${kind}`);
-  // The prompt carries the status and cwd mark (expanded once per prompt; a redraw repeats it
-  // unchanged) and ends with the ready mark: one write, and nothing for PROMPT_COMMAND to print.
-  const statusMark = `\\[\\e]${prefix}D;\$?;\${PWD}\\a\\]`;
-  const readyMark = `\\[\\e]${prefix}B\\a\\]`;
-  const continuationMark = `\\[\\e]${prefix}P\\a\\]`;
-  return [
-    // The marks expand $PWD and the status inside the prompt.
-    "shopt -s promptvars",
-    `for __agent_tty_map in emacs vi-insert vi-command; do bind -m $__agent_tty_map '"\\C-x\\C-k": kill-whole-line' 2>/dev/null; done; unset __agent_tty_map`,
-    // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
-    `__agent_tty_marks() { ` +
-      `case "$PS1" in *${marked("D;")}*${marked("B")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1"${shellQuote(readyMark)} ;; esac; ` +
-      `case "$PS2" in *${marked("P")}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac; ` +
-      `case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${shellQuote(`\\e]${prefix}C\\a`)} ;; esac; }`,
-    "__agent_tty_marks",
-    // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
-    `__agent_tty_check() { [[ $PS1 == *${marked("D;")}*${marked("B")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
-    // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
-    "if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then " +
-      "(( ${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); PROMPT_COMMAND+=(__agent_tty_check); " +
-      'else PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_check"; fi',
-  ];
-}
-
-/** POSIX sh (dash): PS1 carries the marks; cells are wrapped in start/end functions. */
-function posixMarks(prefix: string): string[] {
-  const mark = (kind: string) => `\\033]${prefix}${kind}\\007`;
-  return [
-    `__agent_tty_start() { printf '${mark("C")}'; }`,
-    `__agent_tty_status="$(printf '\\033]${prefix}D;')" __agent_tty_bel="$(printf '\\007')" __agent_tty_ready="$(printf '${mark("B")}')"`,
-    // The prompt carries the marks; a cell that replaced it gets them back when it ends.
-    `__agent_tty_marks() { case "$PS1" in *"$__agent_tty_ready"*) ;; *) PS1="$__agent_tty_status"'$?;$PWD'"$__agent_tty_bel\${PS1-'$ '}$__agent_tty_ready" ;; esac; }`,
-    "__agent_tty_marks",
-    `__agent_tty_end() { __agent_tty_s=$?; __agent_tty_marks; return $__agent_tty_s; }`,
-  ];
-}
-
-/** zsh: precmd prints the status/cwd mark, the prompt ends with the ready mark, preexec the start mark. */
-function zshMarks(prefix: string): string[] {
-  const mark = (kind: string) => `%{\\e]${prefix}${kind}\\a%}`;
-  const has = (kind: string) => shellQuote(`${prefix}${kind}`);
-  return [
-    // Cells are written like scripts: a # starts a comment, as in bash.
-    "setopt INTERACTIVE_COMMENTS",
-    "for __agent_tty_map in emacs viins vicmd; do bindkey -M $__agent_tty_map '^X^K' kill-buffer; done; unset __agent_tty_map",
-    // Last of all precmd functions, so a theme that rewrites the prompt in its own precmd keeps the marks.
-    `__agent_tty_precmd() { local ec=$?; print -rn -- $'\\e]${prefix}D;'"$ec;$PWD"$'\\a' >&2; precmd_functions=(\${precmd_functions:#__agent_tty_prompt} __agent_tty_prompt); }`,
-    `__agent_tty_prompt() { [[ $PROMPT == *${has("B")}* ]] || PROMPT="$PROMPT"$'${mark("B")}'; [[ $PROMPT2 == *${has("P")}* ]] || PROMPT2=$'${mark("P")}'"$PROMPT2"; }`,
-    `__agent_tty_preexec() { print -rn -- $'\\e]${prefix}C\\a'; }`,
-    "autoload -Uz add-zsh-hook",
-    "add-zsh-hook preexec __agent_tty_preexec",
-    // First of all precmd functions: the status is the cell's, before any other hook runs.
-    "precmd_functions=(__agent_tty_precmd ${precmd_functions:#__agent_tty_precmd} __agent_tty_prompt)",
-    "unsetopt PROMPT_SP 2>/dev/null",
-  ];
-}
-
-/** fish: events for start and status, the user's prompt wrapped to end with the ready mark. */
-function fishMarks(prefix: string): string[] {
-  return [
-    `function __agent_tty_preexec --on-event fish_preexec; printf '\\e]${prefix}C\\a'; end`,
-    // Marked right after the command, before fish redraws a line that lacks its newline.
-    `function __agent_tty_postexec --on-event fish_postexec; printf '\\e]${prefix}D;%s;%s\\a' $status $PWD; set -g __agent_tty_marked 1; end`,
-    `function __agent_tty_return; return $argv[1]; end`,
-    // The user's prompt, wrapped: the status mark (when the command did not give it) and the ready mark.
-    "function __agent_tty_wrap_prompt",
-    "  functions -e __agent_tty_user_prompt",
-    "  functions -c fish_prompt __agent_tty_user_prompt 2>/dev/null; or function __agent_tty_user_prompt; printf '> '; end",
-    "  function fish_prompt --description agent-tty",
-    "    set -l ec $status",
-    `    set -q __agent_tty_marked; or printf '\\e]${prefix}D;%s;%s\\a' $ec $PWD`,
-    "    set -e __agent_tty_marked",
-    "    __agent_tty_return $ec; __agent_tty_user_prompt",
-    `    printf '\\e]${prefix}B\\a'`,
-    "  end",
-    "end",
-    "__agent_tty_wrap_prompt",
-    // A cell that defines its own fish_prompt gets it wrapped before it is drawn.
-    "function __agent_tty_guard --on-event fish_prompt",
-    "  set -l details (functions --details --verbose fish_prompt)",
-    "  test \"$details[5]\" = agent-tty; or __agent_tty_wrap_prompt",
-    "end",
-    // Ctrl-C on a command line (an incomplete cell, an interrupt before it ran) redraws the prompt
-    // without running fish_prompt again: the status mark comes from the cancel event instead.
-    `function __agent_tty_cancel --on-event fish_cancel; printf '\\e]${prefix}D;130;%s\\a' $PWD; set -g __agent_tty_marked 1; end`,
-    `function fish_right_prompt; end`,
-  ];
-}
-
-/** Quotes a string for POSIX shells. */
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}

@@ -1,0 +1,62 @@
+import { writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { SpawnPlan } from "../types.js";
+import { shellQuote } from "./quote.js";
+
+/**
+ * Starts bash with our rc file (`--rcfile`), which loads the user's own `.bashrc` (or the one
+ * `--rcfile`/`--init-file` named; none with `--norc`) and then adds the marks.
+ */
+export function installBash(plan: SpawnPlan, dir: string, markPrefix: string): SpawnPlan {
+  const args: string[] = [];
+  let userRc: string | undefined = join(plan.env["HOME"] ?? homedir(), ".bashrc");
+  for (let index = 0; index < plan.args.length; index++) {
+    const arg = plan.args[index] as string;
+    if (arg === "--norc") userRc = undefined;
+    else if (arg === "--rcfile" || arg === "--init-file") userRc = plan.args[++index];
+    else args.push(arg);
+  }
+  const script = [
+    "# agent-tty shell integration: loads the user's rc file, then adds invisible frame marks.",
+    userRc === undefined
+      ? // --norc, but bash reads the system rc file before ours: undo what it set up.
+        "PS1='\\s-\\v\\$ '; unset -f command_not_found_handle 2>/dev/null; unset PROMPT_COMMAND"
+      : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
+    ...bashMarks(markPrefix),
+    "",
+  ].join("\n");
+  writeFileSync(join(dir, "bashrc"), script, { mode: 0o600 });
+  return { ...plan, args: ["--rcfile", join(dir, "bashrc"), ...args] };
+}
+
+// Each element is one complete command: the start-up file joins them with newlines, the in-band
+// bootstrap with "; " into the one line it types. `prefix` is the OSC number, the secret and the level.
+
+/** bash: the prompt carries the status/cwd mark and the ready mark; PS0 the start mark. */
+export function bashMarks(prefix: string): string[] {
+  const marked = (kind: string) => shellQuote(`${prefix}${kind}`);
+  // The prompt carries the status and cwd mark (expanded once per prompt; a redraw repeats it
+  // unchanged) and ends with the ready mark: one write, and nothing for PROMPT_COMMAND to print.
+  const statusMark = `\\[\\e]${prefix}D;\$?;\${PWD}\\a\\]`;
+  const readyMark = `\\[\\e]${prefix}B\\a\\]`;
+  const continuationMark = `\\[\\e]${prefix}P\\a\\]`;
+  return [
+    // The marks expand $PWD and the status inside the prompt.
+    "shopt -s promptvars",
+    `for __agent_tty_map in emacs vi-insert vi-command; do bind -m $__agent_tty_map '"\\C-x\\C-k": kill-whole-line' 2>/dev/null; done; unset __agent_tty_map`,
+    // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
+    `__agent_tty_marks() { ` +
+      `case "$PS1" in *${marked("D;")}*${marked("B")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1"${shellQuote(readyMark)} ;; esac; ` +
+      `case "$PS2" in *${marked("P")}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac; ` +
+      `case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${shellQuote(`\\e]${prefix}C\\a`)} ;; esac; }`,
+    "__agent_tty_marks",
+    // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
+    `__agent_tty_check() { [[ $PS1 == *${marked("D;")}*${marked("B")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
+    // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
+    "if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then " +
+      "(( ${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); PROMPT_COMMAND+=(__agent_tty_check); " +
+      'else PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_check"; fi',
+  ];
+}
+
