@@ -29,7 +29,7 @@ export type { LeftProgram, NestedProgram, NestingChange } from "./detect/nested.
 export type { ShellIntegrationOptions } from "./detect/shell-integration/index.js";
 export { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError } from "./errors.js";
 export type { AgentTtyErrorCode, AgentTtyErrorOptions } from "./errors.js";
-export type { SessionEvent, SessionEventType, SessionEvents } from "./events.js";
+export type { CellDoneEvent, CellFiredEvent, ErrorEvent, ExitEvent, NotifyEvent, SessionEvent, SessionEventType, SessionEvents } from "./events.js";
 export { SESSION_DEFAULTS } from "./options.js";
 export { Recording } from "./record/recording.js";
 export type { RecordOptions } from "./record/recording.js";

@@ -5,7 +5,7 @@ import { autoDetector } from "./detect/auto.js";
 import type { NestedProgram, NestingChange } from "./detect/nested.js";
 import { isFrameSignal, type DetectorInput, type FeedResult, type ForegroundProgram, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
 import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
-import type { SessionEvent, SessionEvents } from "./events.js";
+import type { SessionEvent, SessionEventFields, SessionEvents } from "./events.js";
 import { Expectation, type ExpectMatch } from "./expect.js";
 import { setLongTimeout, type LongTimeout } from "./internal/long-timeout.js";
 import { defineRaw, FrameCollector } from "./frame.js";
@@ -160,7 +160,9 @@ const EVENT_BUFFER_COUNT = 10_000;
  * r.cwd;      // "/tmp"
  * ```
  */
-export class Session extends EventEmitter<SessionEvents> {
+export class Session {
+  /** Subscription only is public (on/once/off): callers cannot emit a session's events. */
+  readonly #emitter = new EventEmitter<SessionEvents>();
   readonly #options: NormalizedSessionOptions;
   readonly #detector: FrameDetector;
   readonly #assembler: LineAssembler;
@@ -221,7 +223,6 @@ export class Session extends EventEmitter<SessionEvents> {
 
   /** @internal Use {@link Session.spawn}. */
   private constructor(options: NormalizedSessionOptions, detector: FrameDetector) {
-    super();
     this.#options = options;
     this.#size = { cols: options.cols, rows: options.rows };
     this.#detector = detector;
@@ -316,7 +317,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   #onData(text: string): void {
     this.#lastOutputAt = performance.now();
-    if (this.listenerCount("data") > 0) this.emit("data", text);
+    if (this.#emitter.listenerCount("data") > 0) this.#emitter.emit("data", text);
     for (const stream of this.#rawStreams) stream.push(text);
     for (const recording of this.#recordings) recording.output(text);
     this.#screenPending.push(text);
@@ -1339,6 +1340,34 @@ export class Session extends EventEmitter<SessionEvents> {
   // ── Streams, events, transcript ─────────────────────────────────────
 
   /**
+   * Calls `listener` each time the session emits `event`: `cell` (a cell
+   * fired or settled), `exit`, `notify`, `data` (raw terminal text) or
+   * `event` (every {@link SessionEvent}). Returns the session, for chaining.
+   *
+   * @example
+   * ```ts
+   * sh.on("cell", (event) => { if (event.type === "done") console.log(event.cellId, event.status); });
+   * ```
+   */
+  on<Name extends keyof SessionEvents>(event: Name, listener: (...args: SessionEvents[Name]) => void): this {
+    this.#emitter.on(event, listener as never);
+    return this;
+  }
+
+  /** Like {@link Session.on}, for the next time only. */
+  once<Name extends keyof SessionEvents>(event: Name, listener: (...args: SessionEvents[Name]) => void): this {
+    this.#emitter.once(event, listener as never);
+    return this;
+  }
+
+  /** Removes a listener added with {@link Session.on} or {@link Session.once} (every listener of `event` when none is given). */
+  off<Name extends keyof SessionEvents>(event: Name, listener?: (...args: SessionEvents[Name]) => void): this {
+    if (listener === undefined) this.#emitter.removeAllListeners(event);
+    else this.#emitter.off(event, listener as never);
+    return this;
+  }
+
+  /**
    * The session's output from now on: the clean transcript (cells' input
    * lines and output, without prompts or echo), or with `{ raw: true }` the
    * terminal's text. Ends when the session ends. A consumer that falls
@@ -1448,23 +1477,23 @@ export class Session extends EventEmitter<SessionEvents> {
     return this.#transcript.lastLines(lines);
   }
 
-  #event(fields: Omit<SessionEvent, "session" | "ts">): SessionEvent {
+  #event(fields: SessionEventFields): SessionEvent {
     return { ...fields, session: this.#options.name, ts: new Date().toISOString() };
   }
 
-  #emitEvent(fields: Omit<SessionEvent, "session" | "ts">): void {
+  #emitEvent(fields: SessionEventFields): void {
     if (this.#recordings.size > 0) this.#markCell(fields);
     const name = fields.type === "fired" || fields.type === "done" ? "cell" : fields.type === "error" ? undefined : fields.type;
-    const heard = (name !== undefined && this.listenerCount(name) > 0) || this.listenerCount("event") > 0;
+    const heard = (name !== undefined && this.#emitter.listenerCount(name) > 0) || this.#emitter.listenerCount("event") > 0;
     if (!heard && this.#eventStreams.size === 0) return; // every cell emits two: only build them for someone
     const event = this.#event(fields);
     for (const stream of this.#eventStreams) stream.push(event);
-    if (name !== undefined) this.emit(name, event);
-    this.emit("event", event);
+    if (name !== undefined) this.#emitter.emit(name, event);
+    this.#emitter.emit("event", event);
   }
 
   /** Marks the start (with its code) and the end (with its status) of a cell in every recording. */
-  #markCell(fields: Omit<SessionEvent, "session" | "ts">): void {
+  #markCell(fields: SessionEventFields): void {
     let label: string | undefined;
     if (fields.type === "fired" && fields.status === "running") label = `cell ${fields.cellId} start: ${this.#lock?.code ?? ""}`;
     else if (fields.type === "done") {

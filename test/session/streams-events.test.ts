@@ -152,6 +152,22 @@ describe("events, listeners, notify, history", () => {
     expect(() => sh.notify("too late")).toThrow(SessionClosedError);
   });
 
+  it("once() hears one event, off() stops a listener, and a session offers no way to emit its events", async () => {
+    const sh = await spawnBash();
+    const once: string[] = [];
+    const kept: string[] = [];
+    const removed: string[] = [];
+    const onRemoved = (event: SessionEvent) => removed.push(event.type);
+    sh.once("cell", (event) => once.push(event.type)).on("cell", (event) => kept.push(event.type)).on("cell", onRemoved);
+    await sh.run("true");
+    sh.off("cell", onRemoved);
+    await sh.run("true");
+    expect(once).toEqual(["fired"]);
+    expect(kept).toEqual(["fired", "done", "fired", "done"]);
+    expect(removed).toEqual(["fired", "done"]);
+    expect("emit" in sh).toBe(false);
+  });
+
   it("every settled status emits done: an interrupted cell's done event carries status interrupted", async () => {
     const sh = await spawnBash();
     const done: SessionEvent[] = [];
