@@ -3,7 +3,8 @@ import pTimeout from "p-timeout";
 import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type DecidedBy, type FinalCellStatus } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import type { NestedProgram, NestingChange } from "./detect/nested.js";
-import { isFrameSignal, type DetectorInput, type FeedResult, type ForegroundProgram, type FrameDetector, type FrameEnd, type SpawnPlan } from "./detect/types.js";
+import type { DetectorInput, FeedResult, ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan, Verdict } from "./detect/types.js";
+import { toVerdict } from "./detect/verdict.js";
 import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
 import type { SessionEvent, SessionEventFields, SessionEvents } from "./events.js";
 import { Expectation, type ExpectMatch } from "./expect.js";
@@ -287,6 +288,7 @@ export class Session {
         endFrame: (end) => this.#endFrame(end ?? {}),
         waitingForInput: () => this.#waitingForInput(),
         foreground: () => this.#foreground(),
+        reportError: (error) => this.#detectorFailed(error),
       });
     } catch (error) {
       // Nothing may outlive a spawn that failed: the program is already running.
@@ -387,11 +389,10 @@ export class Session {
     this.#lastPartial = "";
     for (const watcher of this.#lineWatchers) watcher(text, "");
     const verdict = this.#feed({ line: text, partial: false });
-    if (verdict !== undefined && !(verdict instanceof Promise) && isFrameSignal(verdict)) {
-      if ("echo" in verdict) return;
+    if (verdict?.kind === "echo") return;
+    if (verdict?.kind === "output-start" || verdict?.kind === "output-end") {
       this.#handle(verdict);
-      if (verdict.output === "start") return;
-      this.#collect(`${text}\n`);
+      if (verdict.kind === "output-end") this.#collect(`${text}\n`);
       return;
     }
     if (this.#echo?.isEcho(text) !== true) this.#collect(`${text}\n`);
@@ -440,57 +441,63 @@ export class Session {
     for (const stream of this.#cleanStreams) stream.push(text);
   }
 
-  #feed(input: DetectorInput): FeedResult | Promise<FeedResult> {
+  /** Feeds the detector and reads its answer as a {@link Verdict} (the one place that accepts the first form's shapes). */
+  #feed(input: DetectorInput): Verdict | undefined {
     try {
-      return this.#detector.feed(input);
+      const result = this.#detector.feed(input);
+      if (result instanceof Promise) {
+        this.#lateVerdict(result);
+        return undefined;
+      }
+      return toVerdict(result);
     } catch (error) {
       this.#detectorFailed(error);
       return undefined;
     }
   }
 
+  /** A user's detector answered with a Promise: its frame end counts only while the same frame is open. */
+  #lateVerdict(result: Promise<FeedResult>): void {
+    const frame = this.#lock?.frame ?? this.#readyFrame;
+    result.then(
+      (late) => {
+        const verdict = toVerdict(late);
+        if (verdict?.kind === "end" && (this.#lock?.frame ?? this.#readyFrame) === frame) this.#endFrame(verdict);
+      },
+      (error: unknown) => this.#detectorFailed(error),
+    );
+  }
+
   #detectorFailed(error: unknown): void {
     this.#emitEvent({ type: "error", message: `detector '${this.#detector.name}' failed: ${String(error)}` });
   }
 
-  #handle(result: FeedResult | Promise<FeedResult>): void {
-    if (result === undefined) return;
-    if (result instanceof Promise) {
-      const run = this.#lock;
-      const frame = run?.frame ?? this.#readyFrame;
-      result.then(
-        (late) => {
-          if (late !== undefined && !isFrameSignal(late) && (this.#lock?.frame ?? this.#readyFrame) === frame) this.#endFrame(late);
-        },
-        (error: unknown) => this.#detectorFailed(error),
-      );
+  #handle(verdict: Verdict | undefined): void {
+    if (verdict === undefined || verdict.kind === "echo") return;
+    if (verdict.kind === "end") {
+      this.#endFrame(verdict);
       return;
     }
-    if (!isFrameSignal(result)) {
-      this.#endFrame(result);
-      return;
-    }
-    if (!("output" in result)) return;
     const frame = this.#lock?.frame ?? this.#readyFrame;
     if (frame === undefined) {
       // A command typed outside any cell: show its output, not the prompt and echo around it.
-      if (result.output === "start") this.#assembler.discardPartial();
+      if (verdict.kind === "output-start") this.#assembler.discardPartial();
       else this.#assembler.flushPartial(this.#sink);
-      this.#idleNoise = result.output === "end";
+      this.#idleNoise = verdict.kind === "output-end";
       return;
     }
-    if (result.output === "start") {
+    if (verdict.kind === "output-start") {
       frame.discard();
       this.#assembler.discardPartial();
       this.#lastPartial = "";
       this.#liveGate = false;
       frame.collecting = true;
-    } else if (frame.collecting || result.note !== undefined) {
+    } else if (frame.collecting || verdict.note !== undefined) {
       // A note without a start (the detector found out late that no command ran): the rest was echo.
       if (!frame.collecting) frame.discard();
       this.#assembler.flushPartial(this.#sink);
       this.#lastPartial = "";
-      if (result.note !== undefined) frame.add(`${result.note}\n`);
+      if (verdict.note !== undefined) frame.add(`${verdict.note}\n`);
       this.#flush();
       frame.collecting = false;
     }

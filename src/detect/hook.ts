@@ -3,7 +3,8 @@ import { resolve } from "node:path";
 import { describeValue, invalidArgument } from "../errors.js";
 import { isExecutable } from "../pty/environment.js";
 import { optionalPositive, optionsObject } from "../validate.js";
-import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
+import type { DetectorInput, DetectorIo, FrameDetector, FrameEnd, Verdict } from "./types.js";
+import { frameEnd } from "./verdict.js";
 
 /** Decides, line by line, whether the program is waiting again. */
 export type HookFunction = (line: string) => boolean | Promise<boolean>;
@@ -56,6 +57,8 @@ abstract class LineHook implements FrameDetector {
   abstract readonly name: string;
   protected io: DetectorIo | undefined;
   readonly #partialDelayMs: number;
+  /** Counts frames (one per cell): a late decision ends only the frame it was asked in. */
+  #frame = 0;
   #partialTimer: NodeJS.Timeout | undefined;
 
   constructor(partialDelayMs: number) {
@@ -69,11 +72,12 @@ abstract class LineHook implements FrameDetector {
 
   encode(code: string): string {
     this.#cancelPartial();
+    this.#frame++;
     this.startFrame();
     return `${code.replace(/\n/g, "\r")}\r`;
   }
 
-  feed(event: DetectorInput): FeedResult | Promise<FeedResult> {
+  feed(event: DetectorInput): Verdict | undefined {
     if (!("line" in event)) return undefined;
     this.#cancelPartial();
     const line = event.line.trim();
@@ -81,11 +85,20 @@ abstract class LineHook implements FrameDetector {
     this.#partialTimer = setTimeout(() => {
       this.#partialTimer = undefined;
       const verdict = this.onLine(line, false);
-      void Promise.resolve(verdict).then((end) => {
-        if (end !== undefined) this.io?.endFrame(end as { dropLines?: number });
-      });
+      if (verdict?.kind === "end") this.io?.endFrame(verdict);
     }, this.#partialDelayMs);
     return undefined;
+  }
+
+  /** A decision reached later: it ends the frame it was asked in (through `io.endFrame`), never a later one. */
+  protected later(decision: Promise<FrameEnd | undefined>): void {
+    const frame = this.#frame;
+    decision.then(
+      (end) => {
+        if (end !== undefined && frame === this.#frame) this.io?.endFrame(end);
+      },
+      (error: unknown) => this.io?.reportError?.(error),
+    );
   }
 
   #cancelPartial(): void {
@@ -98,7 +111,7 @@ abstract class LineHook implements FrameDetector {
   }
 
   protected abstract startFrame(): void;
-  protected abstract onLine(line: string, complete: boolean): FeedResult | Promise<FeedResult>;
+  protected abstract onLine(line: string, complete: boolean): Verdict | undefined;
 }
 
 class FunctionHook extends LineHook {
@@ -112,11 +125,12 @@ class FunctionHook extends LineHook {
 
   protected startFrame(): void {}
 
-  protected onLine(line: string, complete: boolean): FeedResult | Promise<FeedResult> {
+  protected onLine(line: string, complete: boolean): Verdict | undefined {
     const end = complete ? { dropLines: 1 } : {};
     const verdict = this.#decide(line);
-    if (typeof verdict === "boolean") return verdict ? end : undefined;
-    return Promise.resolve(verdict).then((done) => (done ? end : undefined));
+    if (typeof verdict === "boolean") return verdict ? frameEnd(end) : undefined;
+    this.later(Promise.resolve(verdict).then((done) => (done ? end : undefined)));
+    return undefined;
   }
 }
 
@@ -147,7 +161,7 @@ class ExecutableHook extends LineHook {
     return super.encode(code);
   }
 
-  override feed(event: DetectorInput): FeedResult | Promise<FeedResult> {
+  override feed(event: DetectorInput): Verdict | undefined {
     if (this.#starting) {
       this.#armReady();
       return undefined;
@@ -186,7 +200,7 @@ class ExecutableHook extends LineHook {
     child.once("error", finish);
   }
 
-  protected onLine(line: string, complete: boolean): FeedResult {
+  protected onLine(line: string, complete: boolean): Verdict | undefined {
     this.#lastWasComplete = complete;
     const stdin = this.#child?.stdin;
     if (stdin !== undefined && stdin !== null && stdin.writable) stdin.write(`${line}\n`);

@@ -1,6 +1,7 @@
 import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
-import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
+import type { DetectorInput, DetectorIo, FrameDetector, Verdict } from "./types.js";
+import { endVerdict } from "./verdict.js";
 
 /** Options of `detectors.inputWait()`. */
 export interface InputWaitOptions {
@@ -82,7 +83,7 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
       whenQuiet(nextQuiet());
       return `${code.replace(/\n/g, "\r")}\r`;
     },
-    feed(event: DetectorInput): FeedResult {
+    feed(event: DetectorInput): Verdict | undefined {
       if ("raw" in event) {
         outputAt = performance.now();
         whenQuiet(nextQuiet());
@@ -93,7 +94,7 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
       // The prompt it showed at start is back: no need to wait for quiet.
       if (event.partial && learned !== undefined && event.line === learned) {
         stopWaiting();
-        return confirmer.confirm(end);
+        return endVerdict(confirmer.confirm(end));
       }
       return undefined;
     },

@@ -1,6 +1,7 @@
 import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
-import type { DetectorInput, DetectorIo, FeedResult, FrameDetector } from "./types.js";
+import type { DetectorInput, DetectorIo, FrameDetector, Verdict } from "./types.js";
+import { endVerdict } from "./verdict.js";
 
 /** Options of `detectors.repeatEnter()`. */
 export interface RepeatEnterOptions {
@@ -53,7 +54,7 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
       // Only the run of identical lines at the end counts, and only up to `count`.
       return count + 1;
     },
-    feed(event: DetectorInput): FeedResult {
+    feed(event: DetectorInput): Verdict | undefined {
       if (!("line" in event)) return undefined;
       const line = event.line.trimEnd();
       confirmer.cancel();
@@ -61,10 +62,12 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
         // Ready only once the prompt is drawn again (text written earlier would meet a cooked
         // terminal) and the program waits for input (a flood of identical lines is not a prompt).
         if (run < count || line !== last) return undefined;
-        return confirmer.confirm(() => {
-          reset();
-          return { dropLines: count };
-        });
+        return endVerdict(
+          confirmer.confirm(() => {
+            reset();
+            return { dropLines: count };
+          }),
+        );
       }
       // Empty lines are the terminal echoing Enters before the program reads them, not its prompt.
       if (line === "") {

@@ -32,11 +32,29 @@ export interface ForegroundProgram {
 }
 
 /**
- * Extra verdicts a detector may return from `feed` instead of a
- * {@link FrameEnd}: `{ echo: true }` (this line is echo or prompt noise, not
- * output), `{ output: "start" }` (discard what the cell collected so far:
- * it was echo) and `{ output: "end" }` (nothing after this point is the
- * cell's output). Built-in detectors use them to remove echo exactly.
+ * A detector's answer to what it was just fed, tagged by `kind`:
+ *
+ * - `{ kind: "end", …FrameEnd }`: the program is ready for the next cell;
+ * - `{ kind: "echo" }`: this line is echo or prompt noise, not output;
+ * - `{ kind: "output-start" }`: discard what the cell collected so far (it was echo);
+ * - `{ kind: "output-end", note? }`: nothing after this point is the cell's output
+ *   (`note`: a line added to the output, such as why the cell could not run).
+ *
+ * `feed` returns it synchronously; a verdict reached later (from a timer or a
+ * child process) goes through {@link DetectorIo.endFrame}. Built-in detectors
+ * answer this way.
+ */
+export type Verdict =
+  | ({ readonly kind: "end" } & FrameEnd)
+  | { readonly kind: "echo" }
+  | { readonly kind: "output-start" }
+  | { readonly kind: "output-end"; /** A line the detector adds to the output, such as why the cell could not run. */ readonly note?: string };
+
+/**
+ * The first form of {@link Verdict}, still accepted from `feed`: `{ echo: true }`
+ * (`kind: "echo"`), `{ output: "start" }` (`kind: "output-start"`) and
+ * `{ output: "end", note? }` (`kind: "output-end"`); a bare {@link FrameEnd}
+ * stands for `kind: "end"`.
  */
 export type FrameSignal =
   | { readonly echo: true }
@@ -53,8 +71,14 @@ export type DetectorInput =
   | { readonly line: string; readonly partial: boolean }
   | { readonly mark: string };
 
-/** What `feed` may return. */
-export type FeedResult = FrameEnd | FrameSignal | undefined;
+/**
+ * What `feed` may return: a {@link Verdict}, nothing (keep going), or the
+ * first form's shapes (a bare {@link FrameEnd}, a {@link FrameSignal}), which
+ * the session reads as the verdict they stand for. A user's detector may also
+ * return a Promise of one; only its frame end counts, and only while the same
+ * frame is open (prefer {@link DetectorIo.endFrame} for late verdicts).
+ */
+export type FeedResult = Verdict | FrameEnd | FrameSignal | undefined;
 
 /**
  * Given to a detector once, after the program started: lets it write to
@@ -73,6 +97,8 @@ export interface DetectorIo {
   waitingForInput(): boolean | undefined;
   /** Who is in the terminal's foreground now (Linux /proc); `undefined` where the system cannot tell. */
   foreground?(): ForegroundProgram | undefined;
+  /** Reports a failure the detector met outside `feed` (a hook's promise rejected): the session emits an `error` event. */
+  reportError?(error: unknown): void;
 }
 
 /**
@@ -140,9 +166,4 @@ export interface FrameDetector {
   nestedStack?(): readonly NestedProgram[];
   /** Releases timers and child processes; called when the session closes. */
   dispose?(): void;
-}
-
-/** Tells a {@link FrameSignal} from a {@link FrameEnd}. */
-export function isFrameSignal(result: FrameEnd | FrameSignal): result is FrameSignal {
-  return "echo" in result || "output" in result;
 }

@@ -7,7 +7,8 @@ import { optionalBoolean, optionsObject } from "../../validate.js";
 import { replDetector, replDetectorForPrompt } from "../auto.js";
 import { PromptConfirmer } from "../confirm.js";
 import { classifyNested, REMOTE_PROGRAMS, type LeftProgram, type NestedProgram } from "../nested.js";
-import { isFrameSignal, type DetectorInput, type DetectorIo, type FeedResult, type FrameDetector, type FrameEnd, type SpawnPlan } from "../types.js";
+import type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd, SpawnPlan, Verdict } from "../types.js";
+import { ECHO, frameEnd, OUTPUT_START, outputEnd, toVerdict } from "../verdict.js";
 import { clearKeyOf, installShell, integratedShell, INTEGRATED_SHELLS, marksOf, TTY_KILL, type Shell } from "./shells.js";
 
 export { integratedShell, INTEGRATED_SHELLS } from "./shells.js";
@@ -18,7 +19,7 @@ const OSC = "6973";
 /** Output of a cell the shell could not run because it was incomplete. */
 export const INCOMPLETE_CELL_MESSAGE =
   "agent-tty: the cell is incomplete (an unclosed quote, block or heredoc) and was cancelled; fix it and run it again";
-const INCOMPLETE = { output: "end", note: INCOMPLETE_CELL_MESSAGE } as const;
+const INCOMPLETE = outputEnd(INCOMPLETE_CELL_MESSAGE);
 
 /** Longest cell typed rather than pasted (a line editor redraws as it types). */
 const TYPED_CELL_MAX_CHARS = 512;
@@ -292,40 +293,36 @@ class ShellIntegrationDetector implements FrameDetector {
     return this.#outputStarted && this.#incompleteWatch === undefined && this.#boot === undefined && this.#top.repl === undefined ? 1 : Infinity;
   }
 
-  feed(event: DetectorInput): FeedResult {
+  feed(event: DetectorInput): Verdict | undefined {
     this.#lastFedAt = performance.now();
     if ("line" in event) this.#partialLine = event.partial ? event.line : "";
     if (this.#boot?.hide === true) {
       // The bootstrap of a nested program starts here: nothing after this is the cell's output.
       this.#boot.hide = false;
-      return { output: "end" };
+      return outputEnd();
     }
     if ("mark" in event) return this.#onMark(event.mark.slice(this.markPrefix.length));
-    if (this.#boot !== undefined && this.#boot.probes > 0) return "line" in event && !event.partial ? { echo: true } : undefined;
+    if (this.#boot !== undefined && this.#boot.probes > 0) return "line" in event && !event.partial ? ECHO : undefined;
     const repl = this.#top.repl;
     if (repl !== undefined) return "line" in event ? this.#feedRepl(repl, event) : undefined;
     if ("line" in event && !event.partial) this.#typing = false;
     if ("line" in event && !event.partial && !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(event.line))) {
-      return { echo: true };
+      return ECHO;
     }
     return undefined;
   }
 
-  #feedRepl(repl: FrameDetector, event: Extract<DetectorInput, { line: string }>): FeedResult {
-    const verdict = repl.feed(event);
-    if (verdict instanceof Promise) {
-      verdict.then((late) => late !== undefined && !isFrameSignal(late) && this.#io?.endFrame(late), () => undefined);
-      return undefined;
-    }
+  #feedRepl(repl: FrameDetector, event: Extract<DetectorInput, { line: string }>): Verdict | undefined {
+    const verdict = replVerdict(repl, event);
     if (!event.partial && !this.#replOutputStarted) {
       // The first line back is the echo of the typed line (after the REPL's prompt): output starts after it.
       this.#replOutputStarted = true;
-      return { output: "start" };
+      return OUTPUT_START;
     }
     return verdict;
   }
 
-  #onMark(body: string): FeedResult {
+  #onMark(body: string): Verdict | undefined {
     const tagged = /^(\d+):/.exec(body);
     const depth = tagged === null ? 0 : Number(tagged[1]);
     const mark = tagged === null ? body : body.slice(tagged[0].length);
@@ -366,7 +363,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#outputStarted = true;
   }
 
-  #onLevelMark(mark: string): FeedResult {
+  #onLevelMark(mark: string): Verdict | undefined {
     switch (mark.charAt(0)) {
       case "C":
         this.#typing = false;
@@ -375,7 +372,7 @@ class ShellIntegrationDetector implements FrameDetector {
         this.#confirmer.cancel();
         if (this.#outputStarted) return undefined;
         this.#outputStarted = true;
-        return { output: "start" };
+        return OUTPUT_START;
       case "D": {
         // The line editor redrawing its prompt (a resize) while the cell is typed: not the cell's end.
         if (this.#typing) return undefined;
@@ -391,14 +388,14 @@ class ShellIntegrationDetector implements FrameDetector {
           return undefined;
         }
         this.#outputStarted = true;
-        return this.#incomplete ? INCOMPLETE : { output: "end" };
+        return this.#incomplete ? INCOMPLETE : outputEnd();
       }
       case "P":
         // A continuation prompt: the cell is incomplete (open quote, block or heredoc). Cancel it
         // rather than wait for input that will never come; bash and zsh report status 130.
         if (this.#outputStarted || this.#incomplete) return undefined;
         this.#cancelIncomplete();
-        return { output: "start" };
+        return OUTPUT_START;
       case "B": {
         // Read by now: the shell has drawn its first prompt. Removed after the ready prompt is handled.
         if (this.#tempDir !== undefined) setImmediate(() => this.#removeTempDir());
@@ -411,14 +408,15 @@ class ShellIntegrationDetector implements FrameDetector {
             this.#outputStarted = false;
             this.#stopNestedWatch();
           }
-          return end === undefined ? end : this.#withNesting(end);
+          return end === undefined ? undefined : frameEnd(this.#withNesting(end));
         }
         this.#tentative = false;
-        return this.#confirmer.confirm(() => {
+        const confirmed = this.#confirmer.confirm(() => {
           this.#awaitingStart = false;
           this.#stopNestedWatch();
           return end;
         });
+        return confirmed === undefined ? undefined : frameEnd(confirmed);
       }
       default:
         return undefined;
@@ -488,7 +486,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#io?.write(` printf '\\033]${this.markPrefix}${tag}I;%s;%s;%s\\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"\r`);
   }
 
-  #onBootMark(boot: Boot, mark: string): FeedResult {
+  #onBootMark(boot: Boot, mark: string): Verdict | undefined {
     const kind = mark.charAt(0);
     if (kind === "I" && boot.stage === "probe") {
       const [bash = "", zsh = "", fish = ""] = mark.slice(2).split(";");
@@ -514,7 +512,7 @@ class ShellIntegrationDetector implements FrameDetector {
     if (kind !== "B") return undefined;
     // The marks are in: the shell's prompt now says so.
     this.#cancelBoot();
-    if (boot.depth === 0) return { cwd: boot.cwd ?? "" };
+    if (boot.depth === 0) return frameEnd({ cwd: boot.cwd ?? "" });
     const shell = (boot as { shell?: Shell }).shell ?? "sh";
     const program: NestedProgram = { ...(boot.program as Omit<NestedProgram, "shell">), shell };
     this.#levels.push({
@@ -524,7 +522,7 @@ class ShellIntegrationDetector implements FrameDetector {
       program,
       remote: program.remote,
     });
-    return this.#entered(program, boot.cwd);
+    return frameEnd(this.#entered(program, boot.cwd));
   }
 
   #cancelBoot(): void {
@@ -643,8 +641,8 @@ class ShellIntegrationDetector implements FrameDetector {
     const partial = this.#partialLine;
     if (partial === "" || partial === candidate.fedPartial) return;
     candidate.fedPartial = partial;
-    const verdict = candidate.detector.feed({ line: partial, partial: true });
-    if (verdict !== undefined && !(verdict instanceof Promise) && !isFrameSignal(verdict)) this.#onReplEnd(candidate, verdict);
+    const verdict = replVerdict(candidate.detector, { line: partial, partial: true });
+    if (verdict?.kind === "end") this.#onReplEnd(candidate, verdict);
   }
 
   /** A REPL's prompt detector ended a frame: the REPL just became the next level, or one of its cells ended. */
@@ -716,3 +714,8 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 }
 
+/** What a nested REPL's prompt detector (a built-in one, answering at once) says of a line. */
+function replVerdict(repl: FrameDetector, event: Extract<DetectorInput, { line: string }>): Verdict | undefined {
+  const result: FeedResult | Promise<FeedResult> = repl.feed(event);
+  return result instanceof Promise ? undefined : toVerdict(result);
+}
