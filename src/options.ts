@@ -1,5 +1,5 @@
 import { describeValue, invalidArgument } from "./errors.js";
-import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject } from "./validate.js";
+import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, optionalString } from "./validate.js";
 import { MAX_TIMER_MS } from "./internal/long-timeout.js";
 import type { FrameDetector } from "./detect/types.js";
 import { isValidSessionName, SESSION_NAME_RULE } from "./names.js";
@@ -135,12 +135,6 @@ export function assertSessionName(name: unknown, what = "name"): asserts name is
   if (!isValidSessionName(name)) {
     throw invalidArgument(`Expected \`${what}\` to match ${SESSION_NAME_RULE}, got ${describeValue(name)}`);
   }
-}
-
-function optionalString(value: unknown, what: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") throw invalidArgument(`Expected \`${what}\` to be a string, got ${describeValue(value)}`);
-  return value;
 }
 
 function isDetector(value: unknown): value is FrameDetector {

@@ -13,8 +13,10 @@ import { defineRaw, FrameCollector } from "./frame.js";
 import { cellId } from "./internal/cell-id.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
+import { settleWithin } from "./internal/settle-within.js";
+import { CappedMap } from "./internal/capped-map.js";
 import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
-import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive } from "./validate.js";
+import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive, requiredString, optionalString } from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
 import { isLinuxProcAvailable, listSessionProcesses, readCommandLine, readForeground } from "./pty/proc-state.js";
@@ -189,7 +191,7 @@ export class Session {
   #liveGate = false;
   #lastPartial = "";
   readonly #queue: CellRun[] = [];
-  readonly #settled = new Map<string, CellRun>();
+  readonly #settled = new CappedMap<string, CellRun>(RETAINED_CELLS);
   #lastRun: CellRun | undefined;
   #exit: Deferred<void> = defer();
   #closing: Promise<void> | undefined;
@@ -771,13 +773,8 @@ export class Session {
             this.#pty?.write(sequence);
           }, REMOTE_INTERRUPT_RESEND_MS)
         : undefined;
-    let giveUp: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<void>((resolve) => {
-      giveUp = setTimeout(resolve, how.force === true ? INTERRUPT_FORCE_GRACE_MS : INTERRUPT_GRACE_MS);
-    });
-    await Promise.race([this.#whenReleased(run), gaveUp]);
+    await settleWithin(this.#whenReleased(run), how.force === true ? INTERRUPT_FORCE_GRACE_MS : INTERRUPT_GRACE_MS, undefined);
     clearInterval(resend);
-    clearTimeout(giveUp);
     if (this.#lock !== run) return undefined;
     // Over ssh the local ssh always looks like it reads: only force releases a remote cell.
     const reading = this.#detector.interruptByKey?.() !== true && this.#waitingForInput() === true;
@@ -887,10 +884,6 @@ export class Session {
   #retain(run: CellRun): void {
     this.#lastRun = run;
     this.#settled.set(run.id, run);
-    if (this.#settled.size > RETAINED_CELLS) {
-      const oldest = this.#settled.keys().next().value;
-      if (oldest !== undefined) this.#settled.delete(oldest);
-    }
   }
 
   /** The lock is free: the next queued cell starts (after the current chunk is handled). */
@@ -1134,7 +1127,7 @@ export class Session {
    * @throws {AgentTtyError} `ERR_UNKNOWN_CELL` for an id this session does not know (the last 100 settled cells are kept).
    */
   poll(cellId?: string): CellSnapshot | undefined {
-    if (cellId !== undefined && typeof cellId !== "string") throw invalidArgument(`Expected \`cellId\` to be a string, got ${describeValue(cellId)}`);
+    optionalString(cellId, "cellId");
     const run =
       cellId === undefined
         ? (this.#lock ?? this.#queue[0] ?? this.#lastRun)
@@ -1154,7 +1147,7 @@ export class Session {
 
   /** Writes raw bytes: no framing, no lock. */
   write(data: string): void {
-    if (typeof data !== "string") throw invalidArgument(`Expected \`data\` to be a string, got ${describeValue(data)}`);
+    requiredString(data, "data");
     this.#assertOpen();
     this.#lastInputAt = performance.now();
     if (this.#lock === undefined && /[\r\n\x03\x04\x1a\x1c]/.test(data)) this.#atPrompt = false;
@@ -1164,7 +1157,7 @@ export class Session {
 
   /** Types literal text (no Enter added). */
   type(text: string): void {
-    if (typeof text !== "string") throw invalidArgument(`Expected \`text\` to be a string, got ${describeValue(text)}`);
+    requiredString(text, "text");
     this.write(text);
   }
 
@@ -1188,7 +1181,7 @@ export class Session {
    * literally otherwise. No Enter is added.
    */
   paste(text: string): void {
-    if (typeof text !== "string") throw invalidArgument(`Expected \`text\` to be a string, got ${describeValue(text)}`);
+    requiredString(text, "text");
     this.write(this.#syncScreen().bracketedPaste ? `\x1b[200~${text}\x1b[201~` : text);
   }
 
@@ -1413,7 +1406,7 @@ export class Session {
 
   /** Emits a `notify` event other watchers see. */
   notify(message: string): void {
-    if (typeof message !== "string") throw invalidArgument(`Expected \`message\` to be a string, got ${describeValue(message)}`);
+    requiredString(message, "message");
     this.#assertOpen();
     this.#emitEvent({ type: "notify", message });
   }
@@ -1473,7 +1466,7 @@ export class Session {
    * typed on a shared terminal, whose echo the detector leaves out.
    */
   recordInput(line: string): void {
-    if (typeof line !== "string") throw invalidArgument(`Expected \`line\` to be a string, got ${describeValue(line)}`);
+    requiredString(line, "line");
     this.#assertOpen();
     this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line.replace(/\r?\n$/, "")}\n`);
   }
@@ -1529,8 +1522,7 @@ export class Session {
   record(path: string, options: RecordOptions = {}): Recording {
     this.#assertOpen();
     const given = optionsObject(options, ["title", "flushBytes", "flushIntervalMs"], "record options");
-    const title = given["title"] ?? this.#options.name;
-    if (typeof title !== "string") throw invalidArgument(`Expected \`title\` to be a string, got ${describeValue(title)}`);
+    const title = optionalString(given["title"], "title") ?? this.#options.name;
     const flushBytes = optionalPositive(given["flushBytes"], "flushBytes", { integer: true });
     const flushIntervalMs = optionalPositive(given["flushIntervalMs"], "flushIntervalMs");
     const recording: Recording = new Recording(

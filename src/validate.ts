@@ -46,6 +46,17 @@ export function requiredPositive(value: unknown, what: string, options: { intege
 }
 
 /** Checks an optional boolean. */
+/** `value` if it is a string; else ERR_INVALID_ARGUMENT naming `what`. */
+export function requiredString(value: unknown, what: string): string {
+  if (typeof value !== "string") throw invalidArgument(`Expected \`${what}\` to be a string, got ${describeValue(value)}`);
+  return value;
+}
+
+/** `value` if it is a string, `undefined` if it is missing; else ERR_INVALID_ARGUMENT naming `what`. */
+export function optionalString(value: unknown, what: string): string | undefined {
+  return value === undefined ? undefined : requiredString(value, what);
+}
+
 export function optionalBoolean(value: unknown, what: string): boolean | undefined {
   if (value === undefined || typeof value === "boolean") return value;
   throw invalidArgument(`Expected \`${what}\` to be a boolean, got ${describeValue(value)}`);

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { listSessionProcesses } from "./proc-state.js";
+import { settleWithin } from "../internal/settle-within.js";
+import { isRunning, listSessionProcesses } from "./proc-state.js";
 import type { PtyProcess } from "./spawn.js";
 
 /** How often SIGHUP is sent again during the grace period. */
@@ -7,15 +7,6 @@ const HUP_RESEND_MS = 100;
 /** How long to wait for the program to go after SIGKILL before giving up on it. */
 const KILL_WAIT_MS = 2_000;
 
-/** Still running (a zombie waiting for its parent counts as gone). */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 function signal(pid: number, name: NodeJS.Signals): void {
   try {
@@ -25,14 +16,9 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
+/** Whether `promise` settles within `ms`. */
 function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    void promise.then(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
+  return settleWithin(promise.then(() => true), ms, false);
 }
 
 /**

@@ -360,6 +360,12 @@ function listNumeric(dir: string): number[] {
   }
 }
 
+/** Whether `pid` is a live process (`/proc/<pid>/stat`): a zombie waiting for its parent counts as gone. */
+export function isRunning(pid: number): boolean {
+  const state = readStat(`/proc/${pid}`)?.state;
+  return state !== undefined && state !== "Z";
+}
+
 /** The argv of `pid` (`/proc/<pid>/cmdline`); empty when it cannot be read. */
 export function readCommandLine(pid: number): string[] {
   const text = readText(`/proc/${pid}/cmdline`);

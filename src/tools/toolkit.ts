@@ -1,4 +1,5 @@
 import { AgentTtyError, SessionBusyError, type Cell, type CellResult, type Session, type SessionManager } from "../index.js";
+import { CappedMap } from "../internal/capped-map.js";
 import { normalizeToolOptions, type NormalizedToolOptions, type TerminalToolOptions } from "./options.js";
 import type { OpenedOutcome, RunningOutcome, SessionSummary, ToolErrorOutcome, ToolOutcome } from "./outcome.js";
 import { renderOutcome } from "./render.js";
@@ -69,7 +70,7 @@ const KEY_NAMES_HINT = "enter, tab, esc, backspace, delete, up, down, left, righ
  */
 export class TerminalToolkit {
   readonly #options: NormalizedToolOptions;
-  readonly #tracked = new Map<string, Tracked>();
+  readonly #tracked = new CappedMap<string, Tracked>(TRACKED_CELLS);
   readonly #lastCwd = new Map<string, string>();
   readonly #opened = new Set<string>();
 
@@ -367,11 +368,6 @@ export class TerminalToolkit {
   #track(session: string, cell: Cell): void {
     const tracked: Tracked = { session, cell, output: "", omitted: 0, listeners: new Set() };
     this.#tracked.set(cell.id, tracked);
-    while (this.#tracked.size > TRACKED_CELLS) {
-      const oldest = this.#tracked.keys().next().value;
-      if (oldest === undefined) break;
-      this.#tracked.delete(oldest);
-    }
     void (async () => {
       try {
         for await (const chunk of cell) {
