@@ -5,7 +5,7 @@
  * loaded only then), `agent-tty --version`; any other
  * arguments are handled like `k`'s.
  */
-import { daemonCommand, runK } from "./run-k.js";
+import { daemonCommand, runK } from "./client/run-k.js";
 
 const argv = process.argv.slice(2);
 if (argv[0] === "mcp") {

@@ -7,5 +7,5 @@ import * as module from "node:module";
 
 // Node >= 22.1 can keep compiled code between runs (Node 20 has no such cache).
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-const { runK } = await import("./run-k.js");
+const { runK } = await import("./client/run-k.js");
 process.exit(await runK(process.argv.slice(2)));

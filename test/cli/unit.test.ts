@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseArgs, type ArgContext } from "../../src/cli/args.js";
-import { planCommand, splitWords } from "../../src/cli/command-line.js";
-import { replyWithoutSessions } from "../../src/cli/messages.js";
-import { isValidSessionName, LineSplitter, LineTooLongError } from "../../src/cli/protocol.js";
-import { pyJson, pyRepr, pyTimestamp } from "../../src/cli/protocol.js";
-import { formatEntry, MAX_LINE_CHARS, WatchLog, type WatchEntry } from "../../src/cli/watch-log.js";
+import { parseArgs, type ArgContext } from "../../src/cli/client/args.js";
+import { planCommand, splitWords } from "../../src/cli/daemon/command-line.js";
+import { formatEntry, MAX_LINE_CHARS, WatchLog, type WatchEntry } from "../../src/cli/daemon/watch-log.js";
+import { replyWithoutSessions } from "../../src/cli/shared/messages.js";
+import { isValidSessionName, LineSplitter, LineTooLongError } from "../../src/cli/shared/protocol.js";
+import { pyJson, pyRepr, pyTimestamp } from "../../src/cli/shared/python.js";
 
 const ctx = (env: NodeJS.ProcessEnv = {}, cwd = "/work"): ArgContext => ({
   env,

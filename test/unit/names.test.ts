@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isValidSessionName as kAccepts } from "../../src/cli/protocol.js";
+import { isValidSessionName as kAccepts } from "../../src/cli/shared/protocol.js";
 import { assertSessionName } from "../../src/options.js";
 import { SessionName } from "../../src/server/schemas.js";
 import { terminalOpenShape } from "../../src/tools/schemas.js";

@@ -15,24 +15,21 @@ import {
   type CellResult,
   type FrameDetector,
   type Session,
-} from "../index.js";
-import { SessionService, type SessionEntry } from "../service/index.js";
+} from "../../index.js";
+import { SessionService, type SessionEntry } from "../../service/index.js";
 import { planCommand } from "./command-line.js";
-import { cellErrorReply, errReply, jsonReply, NO_SESSION_FOUND, noSession, replyWithoutSessions, textReply } from "./messages.js";
+import { cellErrorReply, errReply, jsonReply, NO_SESSION_FOUND, noSession, replyWithoutSessions, textReply } from "../shared/messages.js";
 import {
   CELL_ID,
   LineSplitter,
   LineTooLongError,
   PROTOCOL_VERSION,
-  pyJson,
-  pyRepr,
-  pyTimestamp,
   type AttachInput,
-  type PyValue,
   type Reply,
   type Request,
   type StreamLine,
-} from "./protocol.js";
+} from "../shared/protocol.js";
+import { pyJson, pyRepr, pyTimestamp, type PyValue } from "../shared/python.js";
 import { formatEntry, WatchLog } from "./watch-log.js";
 
 /** A cell result as `k` prints it (keys in this order). */

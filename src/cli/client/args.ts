@@ -5,7 +5,8 @@
  */
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { FIRE_TIMEOUT_S, isValidSessionName, pyRepr, RUN_TIMEOUT_S, type Request } from "./protocol.js";
+import { FIRE_TIMEOUT_S, isValidSessionName, RUN_TIMEOUT_S, type Request } from "../shared/protocol.js";
+import { pyRepr } from "../shared/python.js";
 
 /** What to do for one `k` invocation. */
 export type Plan =

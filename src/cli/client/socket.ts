@@ -4,20 +4,8 @@
  */
 import { connect as netConnect, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
-import {
-  checkHome,
-  closeQuietly,
-  daemonPaths,
-  LineSplitter,
-  openLog,
-  daemonAlive,
-  PROTOCOL_VERSION,
-  readLockPid,
-  type DaemonPaths,
-  type Reply,
-  type Request,
-  type StreamLine,
-} from "./protocol.js";
+import { checkHome, closeQuietly, daemonAlive, daemonPaths, openLog, readLockPid, type DaemonPaths } from "../shared/paths.js";
+import { LineSplitter, PROTOCOL_VERSION, type Reply, type Request, type StreamLine } from "../shared/protocol.js";
 
 /** How long a client waits for a daemon it started to accept connections. */
 const START_TIMEOUT_MS = 15_000;
@@ -64,7 +52,7 @@ export async function connectDaemon(start: boolean, paths: DaemonPaths = daemonP
     const { spawn } = await import("node:child_process");
     const logFd = openLog(paths);
     try {
-      const child = spawn(process.execPath, [fileURLToPath(new URL("./daemon.js", import.meta.url))], {
+      const child = spawn(process.execPath, [fileURLToPath(new URL("../daemon.js", import.meta.url))], {
         detached: true,
         stdio: ["ignore", logFd, logFd],
         cwd: "/",

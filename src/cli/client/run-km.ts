@@ -4,8 +4,10 @@
  * for runtimes that wake an agent on a line of output. `-1` exits after the
  * first completion.
  */
-import { connectDaemon, DaemonError, request, streamLines } from "./client.js";
-import { CELL_ID, isValidSessionName, pyJson, pyRepr, pyTimestamp, versionLine } from "./protocol.js";
+import { CELL_ID, isValidSessionName } from "../shared/protocol.js";
+import { pyJson, pyRepr, pyTimestamp } from "../shared/python.js";
+import { versionLine } from "../shared/version.js";
+import { connectDaemon, DaemonError, request, streamLines } from "./socket.js";
 
 export const KM_USAGE = `km -- event monitor for k sessions (agent-tty)
 

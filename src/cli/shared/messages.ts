@@ -2,7 +2,8 @@
  * The words `k` prints, shared by the client (which answers on its own when
  * no daemon runs) and the daemon. Pure functions.
  */
-import { pyJson, type PyValue, type Reply, type Request } from "./protocol.js";
+import type { Reply, Request } from "./protocol.js";
+import { pyJson, type PyValue } from "./python.js";
 
 /** `no session 'x'; use k new x bash` */
 export function noSession(session: string): string {

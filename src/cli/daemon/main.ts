@@ -1,6 +1,6 @@
 /**
  * The per-user session daemon: holds the sessions between `k` calls and
- * serves the protocol of protocol.ts on a Unix socket in a directory only
+ * serves the protocol of ../shared/protocol.ts on a Unix socket in a directory only
  * its user can enter.
  *
  * Exactly one daemon runs per directory: it takes `daemon.lock` (created
@@ -10,8 +10,9 @@
  */
 import { chmodSync, closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { Backend } from "./server.js";
-import { checkHome, daemonAlive, daemonPaths, packageVersion, readLockPid, type DaemonPaths } from "./protocol.js";
+import { checkHome, daemonAlive, daemonPaths, readLockPid, type DaemonPaths } from "../shared/paths.js";
+import { packageVersion } from "../shared/version.js";
+import { Backend } from "./backend.js";
 
 /** With no session and no client for this long, the daemon exits. */
 const DEFAULT_IDLE_MS = 15 * 60_000;

@@ -5,8 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs, type ArgContext } from "./args.js";
-import { connectDaemon, DaemonError, request, streamLines, type Conversation } from "./client.js";
-import { daemonPaths, DETACH_BYTE, pidAlive, PROTOCOL_VERSION, readLockPid, packageVersion, versionLine, type Reply, type Request } from "./protocol.js";
+import { daemonPaths, pidAlive, readLockPid } from "../shared/paths.js";
+import { DETACH_BYTE, PROTOCOL_VERSION, type Reply, type Request } from "../shared/protocol.js";
+import { packageVersion, versionLine } from "../shared/version.js";
+import { connectDaemon, DaemonError, request, streamLines, type Conversation } from "./socket.js";
 
 function out(text: string): void {
   if (text) process.stdout.write(text);
@@ -60,7 +62,7 @@ async function sendRequest(body: Request, retried = false): Promise<number> {
   const socket = await connectDaemon(body.op === "new");
   if (socket === null) {
     // Loaded only here: the common path (a daemon runs) does not need it.
-    const { replyWithoutSessions } = await import("./messages.js");
+    const { replyWithoutSessions } = await import("../shared/messages.js");
     const reply = replyWithoutSessions(body) as Reply;
     out(reply.stdout ?? "");
     return reply.exit;
@@ -153,7 +155,7 @@ export async function daemonCommand(action: string): Promise<number> {
       return daemonCommand("status");
     }
     if (action === "run") {
-      const { runDaemon } = await import("./daemon-main.js");
+      const { runDaemon } = await import("../daemon/main.js");
       return await runDaemon();
     }
     const socket = await connectDaemon(false, paths);
