@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { prompt } from "./prompt.js";
 import { pythonReplLines } from "./python.js";
+import { GDB, IRB, LUA, NODE, PSQL, PYTHON, REDIS_CLI, SQLITE3, sqliteCancelLine } from "./repl-prompts.js";
 import { inputWait } from "./input-wait.js";
 import { startsRemoteShell } from "./nested.js";
 import { integratedShell, shellIntegration } from "./shell-integration/index.js";
@@ -13,22 +14,24 @@ function withSetup(detector: FrameDetector, setup: (plan: SpawnPlan) => SpawnPla
 
 /** The prompt detectors of the REPLs `"auto"` knows, by program name. */
 const REPLS: Record<string, () => FrameDetector> = {
-  python: () => prompt(/^>>> $/, { continuation: /^\.\.\. $/, prepare: pythonReplLines, name: "prompt" }),
+  python: () => prompt(PYTHON.prompt, { continuation: PYTHON.continuation, prepare: pythonReplLines, name: "prompt" }),
   node: () =>
-    withSetup(prompt(/^> $/, { continuation: /^\.\.\. $/ }), (plan) => ({
+    withSetup(prompt(NODE.prompt, { continuation: NODE.continuation }), (plan) => ({
       ...plan,
       env: { NODE_DISABLE_COLORS: "1", NODE_REPL_HISTORY: "", ...plan.env },
     })),
   gdb: () =>
-    withSetup(prompt(/^\(gdb\) $/), (plan) => ({
+    withSetup(prompt(GDB.prompt), (plan) => ({
       ...plan,
       args: ["-iex", "set pagination off", "-iex", "set width 0", "-iex", "set height 0", ...plan.args],
     })),
-  sqlite3: () => prompt(/^sqlite> $/, { continuation: /^ *\.\.\.> $/ }),
-  psql: () => prompt(/^[^\s]*=[#>] $/, { continuation: /^[^\s]*[-'"(*$][#>] $/ }),
-  "redis-cli": () => prompt(/^[\w.:[\]-]+(\[\d+\])?> $/),
-  irb: () => prompt(/^irb\([^)]*\):\d+:\d+> $/, { continuation: /^irb\([^)]*\):\d+:\d+[*"'(]> $/ }),
-  lua: () => prompt(/^> $/, { continuation: /^>> $/ }),
+  // Ctrl-C leaves sqlite3 holding the unfinished statement: end it with an error instead.
+  sqlite3: () => prompt(SQLITE3.prompt, { continuation: SQLITE3.continuation, cancelIncomplete: sqliteCancelLine }),
+  psql: () => prompt(PSQL.prompt, { continuation: PSQL.continuation }),
+  "redis-cli": () => prompt(REDIS_CLI.prompt),
+  irb: () => prompt(IRB.prompt, { continuation: IRB.continuation }),
+  // Ctrl-C at lua's prompt ends lua (its handler is set only while code runs): wait for the rest.
+  lua: () => prompt(LUA.prompt, { continuation: LUA.continuation, cancelIncomplete: false }),
 };
 
 /** The program a command runs, without path or version: `/usr/bin/python3.12` → `python`. */
@@ -66,11 +69,11 @@ function debuggerDetector(name: string, args: readonly string[]): FrameDetector 
 
 /** Prompts that tell a known REPL when its process cannot be seen (inside ssh): the prompt, then the REPL. */
 const REPL_PROMPTS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^>>> $/, "python"],
-  [/^\(gdb\) $/, "gdb"],
-  [/^sqlite> $/, "sqlite3"],
-  [/^[^\s]*=[#>] $/, "psql"],
-  [/^irb\([^)]*\):\d+:\d+> $/, "irb"],
+  [PYTHON.prompt, "python"],
+  [GDB.prompt, "gdb"],
+  [SQLITE3.prompt, "sqlite3"],
+  [PSQL.prompt, "psql"],
+  [IRB.prompt, "irb"],
 ];
 
 /** The prompt detector of the known REPL whose prompt `line` is (python's `>>> `, psql's `db=# `…), if any. */

@@ -2,6 +2,7 @@ import stripAnsi from "strip-ansi";
 import { invalidArgument, describeValue } from "../errors.js";
 import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
+import { ECHO } from "./verdict.js";
 import type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd } from "./types.js";
 
 /** Options of `detectors.prompt()`. */
@@ -26,7 +27,29 @@ export interface PromptOptions {
    * @default 0
    */
   readonly settleMs?: number;
+  /**
+   * What to type when a cell ends at the `continuation` prompt: the cell is incomplete (a
+   * statement without its end, an unclosed quote or bracket), and the program would wait for
+   * the rest for good. The bytes that drop the unfinished statement (a string), or a function
+   * of the cell's code that returns them (sqlite3 needs to know what is left open). The cell
+   * then settles as soon as the primary prompt is back, its output ending with a note
+   * (`agent-tty: the cell is incomplete … and was cancelled`), what the program printed while
+   * dropping it left out. `false`: keep waiting for the rest (the cell's timeout ends it).
+   * @default "\x03" (Ctrl-C) when a `continuation` is given
+   */
+  readonly cancelIncomplete?: string | ((code: string) => string) | false;
 }
+
+/** The note ending the output of a REPL cell that was incomplete and cancelled. */
+export const INCOMPLETE_REPL_CELL_MESSAGE =
+  "agent-tty: the cell is incomplete (the program asked for the rest of it: a statement without its end, an unclosed quote or bracket) and was cancelled; fix it and run it again";
+
+/** The note ending the output of an incomplete REPL cell the program would not drop. */
+export const INCOMPLETE_REPL_CELL_KEPT_MESSAGE =
+  "agent-tty: the cell is incomplete and the program still asks for the rest of it (cancelling it did not work); the next cell continues it";
+
+/** How many times the cancel is typed when the continuation prompt keeps coming back. */
+const MAX_CANCELS = 2;
 
 type Matcher = (text: string) => boolean;
 
@@ -61,7 +84,7 @@ function defaultLines(code: string): string[] {
  * ```
  */
 export function prompt(pattern: string | RegExp, options: PromptOptions = {}): FrameDetector {
-  const given = optionsObject(options, ["continuation", "prepare", "name", "settleMs"], "prompt() options");
+  const given = optionsObject(options, ["continuation", "prepare", "name", "settleMs", "cancelIncomplete"], "prompt() options");
   const settleMs = optionalPositive(given["settleMs"], "settleMs", { allowZero: true }) ?? 0;
   if (given["prepare"] !== undefined && typeof given["prepare"] !== "function") {
     throw invalidArgument(`Expected \`prepare\` to be a function, got ${describeValue(given["prepare"])}`);
@@ -69,16 +92,24 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   if (given["name"] !== undefined && (typeof given["name"] !== "string" || given["name"] === "")) {
     throw invalidArgument(`Expected \`name\` to be a non-empty string, got ${describeValue(given["name"])}`);
   }
+  const cancelGiven = given["cancelIncomplete"];
+  if (cancelGiven !== undefined && cancelGiven !== false && typeof cancelGiven !== "function" && (typeof cancelGiven !== "string" || cancelGiven === "")) {
+    throw invalidArgument(`Expected \`cancelIncomplete\` to be a non-empty string, a function or false, got ${describeValue(cancelGiven)}`);
+  }
   const isPrompt = matcher(pattern, "pattern");
   const isContinuation = options.continuation === undefined ? () => false : matcher(options.continuation, "continuation");
   const prepare = options.prepare ?? defaultLines;
   const name = options.name ?? "prompt";
+  const cancelIncomplete = options.cancelIncomplete ?? "\x03";
   let io: DetectorIo | undefined;
   let pending: string[] = [];
   let lastPrompt = "";
   let echoPrefix: string | undefined;
   // A prompt only counts once the Enter of the last typed line came back: before that it is a redraw.
   let lineEnded = true;
+  let code = "";
+  /** The cell was incomplete: how many times its cancel was typed (0: not cancelling). */
+  let cancels = 0;
   const confirmer = new PromptConfirmer(() => io);
   let settleTimer: NodeJS.Timeout | undefined;
   const cancelSettle = (): void => {
@@ -93,10 +124,12 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
     attach(detectorIo) {
       io = detectorIo;
     },
-    encode(code) {
+    encode(cellCode) {
       confirmer.cancel();
       cancelSettle();
-      const lines = prepare(code);
+      code = cellCode;
+      cancels = 0;
+      const lines = prepare(cellCode);
       const first = lines.shift() ?? "";
       pending = lines;
       echoPrefix = lastPrompt;
@@ -114,6 +147,8 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       confirmer.cancel();
       if (!event.partial) {
         lineEnded = true;
+        // What the program prints while it drops an incomplete cell (`^C`, `KeyboardInterrupt`, an error) is not output.
+        if (cancels > 0) return ECHO;
         if (echoPrefix === undefined) return undefined;
         const prefix = echoPrefix;
         echoPrefix = undefined;
@@ -136,9 +171,11 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   // The prompt is back: type the cell's next line, or end the frame.
   function act(line: string, primary: boolean): FrameEnd | undefined {
     lastPrompt = line;
+    if (cancels > 0) return primary ? cancelled() : cancelAgain();
     const next = pending.shift();
     if (next === undefined) {
-      if (!primary || settleMs === 0) return primary ? {} : undefined;
+      if (!primary) return cancelIncomplete === false ? undefined : cancelAgain();
+      if (settleMs === 0) return {};
       cancelSettle();
       settleTimer = setTimeout(() => {
         settleTimer = undefined;
@@ -150,5 +187,22 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
     lineEnded = false;
     io?.write(`${next}\r`);
     return undefined;
+  }
+
+  // The cell ended at the continuation prompt: drop what the program holds of it.
+  function cancelAgain(): FrameEnd | undefined {
+    if (cancelIncomplete === false) return undefined;
+    if (cancels >= MAX_CANCELS) return cancelled(INCOMPLETE_REPL_CELL_KEPT_MESSAGE);
+    cancels++;
+    pending = [];
+    echoPrefix = undefined;
+    lineEnded = false;
+    io?.write(typeof cancelIncomplete === "function" ? cancelIncomplete(code) : cancelIncomplete);
+    return undefined;
+  }
+
+  function cancelled(note = INCOMPLETE_REPL_CELL_MESSAGE): FrameEnd {
+    cancels = 0;
+    return { note };
   }
 }
