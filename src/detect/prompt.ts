@@ -138,8 +138,8 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
     },
     linesNeeded() {
       // A complete line cancels a prompt check and ends the typed line: the last of a burst does that.
-      // The first line after a typed one may be its echo.
-      return echoPrefix === undefined ? 1 : Infinity;
+      // The first line after a typed one may be its echo; while an incomplete cell is dropped, every line is noise.
+      return echoPrefix === undefined && cancels === 0 ? 1 : Infinity;
     },
     feed(event: DetectorInput): FeedResult {
       if ("raw" in event) cancelSettle();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSession } from "../helpers/sessions.js";
+import { INCOMPLETE_REPL_CELL_MESSAGE } from "../../src/detect/prompt.js";
 
 const nodeRepl = () => spawnSession({ command: "node", args: [] });
 
@@ -43,5 +44,13 @@ describe("node REPL with auto (prompt detector)", () => {
     expect(r.output).toContain("kaput");
     const next = await repl.run("'ok'");
     expect(next.output).toBe("'ok'");
+  });
+
+  it("an incomplete cell (open brace) is cancelled at once with a note; the next cell runs", async () => {
+    const repl = await spawnSession({ command: "node", args: [], timeoutMs: 15_000 });
+    const r = await repl.run("function f() {");
+    expect(r).toMatchObject({ status: "done", output: INCOMPLETE_REPL_CELL_MESSAGE });
+    expect((await repl.run("typeof f")).output).toBe("'undefined'");
+    expect((await repl.run("6 * 7")).output).toBe("42");
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSession } from "../helpers/sessions.js";
+import { INCOMPLETE_REPL_CELL_MESSAGE } from "../../src/detect/prompt.js";
 
 const python = () => spawnSession({ command: "python3", args: ["-q"] });
 
@@ -103,5 +104,25 @@ describe("python3 REPL with auto (prompt detector)", () => {
     expect(r.output).toContain("bye");
     expect(py.exitCode).toBe(3);
     expect(py.state).toBe("exited");
+  });
+
+  it("an incomplete cell (open bracket, open triple-quoted string) is cancelled at once with a note; the next cell runs", async () => {
+    const py = await spawnSession({ command: "python3", args: ["-q"], timeoutMs: 15_000 });
+    await py.run("x = 5");
+    for (const code of ["print((x,", 'text = """open', "values = [1,\n  2,"]) {
+      const r = await py.run(code);
+      // A cell left waiting for the rest would end as "timeout"; Ctrl-C's KeyboardInterrupt is not output.
+      expect(r, code).toMatchObject({ status: "done", output: INCOMPLETE_REPL_CELL_MESSAGE });
+      expect((await py.run("print(x * 2)")).output, code).toBe("10");
+    }
+    // Lines before the incomplete one ran, and their output is kept.
+    const partial = await py.run("print('ran')\nprint((1,");
+    expect(partial.output).toBe(`ran\n${INCOMPLETE_REPL_CELL_MESSAGE}`);
+    expect((await py.run("x")).output).toBe("5");
+    // A block header alone is closed by the blank line typed after a block: python's own error, at once.
+    const header = await py.run("if 1:");
+    expect(header.status).toBe("done");
+    expect(header.output).toContain("IndentationError");
+    expect((await py.run("x")).output).toBe("5");
   });
 });

@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import { replDetectorForPrompt } from "../../src/detect/auto.js";
+import { GDB, IRB, LUA, NODE, PSQL, PYTHON, REDIS_CLI, SQLITE3, sqliteCancelLine, type ReplPrompts } from "../../src/detect/repl-prompts.js";
+
+/** Each REPL's prompts in every state it shows, and look-alikes that are not its prompts. */
+const CASES: ReadonlyArray<{ name: string; prompts: ReplPrompts; prompt: string[]; continuation: string[]; neither: string[] }> = [
+  {
+    name: "psql",
+    prompts: PSQL,
+    prompt: [
+      "postgres=# ", // ready
+      "postgres=*# ", // in a transaction
+      "postgres=!# ", // in a failed transaction
+      "postgres=?# ", // transaction state unknown
+      "postgres^# ", // single-line mode
+      "postgres^*# ",
+      "postgres@# ", // inside an inactive \if branch
+      "postgres@*# ",
+      "postgres=> ", // not a superuser
+      "postgres=*> ",
+      "postgres=!> ",
+      "my_db-2=# ",
+      "!?> ", // the connection lost for good
+      "!> ",
+    ],
+    continuation: [
+      "postgres-# ", // the rest of a statement
+      "postgres-*# ", // ... inside a transaction
+      "postgres-!# ",
+      "postgres'# ", // in a string
+      'postgres"# ', // in a quoted name
+      "postgres$# ", // in a dollar quote
+      "postgres(# ", // in a bracket
+      "postgres(!# ",
+      "postgres*# ", // in a comment
+      "postgres**# ", // in a comment, in a transaction
+      "postgres-> ",
+      "postgres'*> ",
+    ],
+    neither: ["postgres=#", "postgres=# SELECT 1;", "postgres=#  ", " postgres=# ", "a b=# ", "x => ", "postgres=## ", "=", "# ", ">>> ", "sqlite> ", "postgres=*", "(1 row)"],
+  },
+  {
+    name: "sqlite3",
+    prompts: SQLITE3,
+    prompt: ["sqlite> "],
+    continuation: ["   ...> ", "...> ", "(x1...> ", "'  ...> "],
+    neither: ["sqlite>", "sqlite> SELECT 1;", "   ...>", "   ...> x", "1|ada", ">>> ", "... "],
+  },
+  {
+    name: "python",
+    prompts: PYTHON,
+    prompt: [">>> "],
+    continuation: ["... "],
+    neither: [">>>", ">>> 1+1", "....", "... x", " >>> ", "(Pdb) ", "> "],
+  },
+  { name: "node", prompts: NODE, prompt: ["> "], continuation: ["... "], neither: [">", ">> ", "> x", "....", "debug> "] },
+  { name: "gdb", prompts: GDB, prompt: ["(gdb) "], continuation: [], neither: ["(gdb)", "(gdb) run", "(Pdb) "] },
+  {
+    name: "redis-cli",
+    prompts: REDIS_CLI,
+    prompt: [
+      "127.0.0.1:6379> ",
+      "127.0.0.1:6379[1]> ", // a database other than 0 selected
+      "127.0.0.1:6379[15]> ",
+      "127.0.0.1:6379(TX)> ", // inside MULTI
+      "127.0.0.1:6379[1](TX)> ",
+      "[::1]:6379> ",
+      "redis-host.example:6380> ",
+      "redis /tmp/redis.sock> ", // over a Unix socket
+      "redis /tmp/redis.sock[2](TX)> ",
+      "not connected> ",
+    ],
+    continuation: [],
+    neither: ["127.0.0.1:6379>", "127.0.0.1:6379> GET k", '"value"', "(integer) 1", "> ", ">>> ", "some words> "],
+  },
+  {
+    name: "irb",
+    prompts: IRB,
+    prompt: ["irb(main):001:0> ", "irb(#<Foo>):012:1> "],
+    continuation: ["irb(main):002:1*> ", 'irb(main):002:0"> ', "irb(main):002:0'> ", "irb(main):002:1(> "],
+    neither: ["irb(main):001:0>", "irb(main):001:0> 1", "=> 1"],
+  },
+  { name: "lua", prompts: LUA, prompt: ["> "], continuation: [">> "], neither: [">", ">>", ">>> ", "> x"] },
+];
+
+describe("the prompts of the REPLs auto knows, in every state", () => {
+  for (const { name, prompts, prompt, continuation, neither } of CASES) {
+    it(`${name}: every ready prompt is a prompt and not a continuation`, () => {
+      for (const line of prompt) {
+        expect(prompts.prompt.test(line), JSON.stringify(line)).toBe(true);
+        expect(prompts.continuation?.test(line) ?? false, JSON.stringify(line)).toBe(false);
+      }
+    });
+    if (continuation.length > 0)
+      it(`${name}: every continuation prompt is a continuation and not a ready prompt`, () => {
+        for (const line of continuation) {
+          expect(prompts.continuation?.test(line), JSON.stringify(line)).toBe(true);
+          expect(prompts.prompt.test(line), JSON.stringify(line)).toBe(false);
+        }
+      });
+    it(`${name}: look-alikes are neither`, () => {
+      for (const line of neither) {
+        expect(prompts.prompt.test(line), JSON.stringify(line)).toBe(false);
+        expect(prompts.continuation?.test(line) ?? false, JSON.stringify(line)).toBe(false);
+      }
+    });
+  }
+
+  it("a psql prompt in any state seen inside ssh starts psql's detector; continuation and other REPLs' prompts do not", () => {
+    for (const line of ["postgres=# ", "postgres=*# ", "postgres=!# ", "postgres^# ", "app=> "]) {
+      expect(replDetectorForPrompt(line)?.name, line).toBe("prompt");
+    }
+    for (const line of ["postgres-# ", "$ ", "user@host:~$ ", "# "]) expect(replDetectorForPrompt(line), line).toBeUndefined();
+  });
+});
+
+describe("sqliteCancelLine: what ends an unfinished sqlite3 statement with an error", () => {
+  it("closes what the statement was left in, then adds a token sqlite3 cannot parse and ends it", () => {
+    expect(sqliteCancelLine("SELECT 1")).toBe("!; END;\r");
+    expect(sqliteCancelLine("SELECT 'open")).toBe("'!; END;\r");
+    expect(sqliteCancelLine('SELECT "open')).toBe('"!; END;\r');
+    expect(sqliteCancelLine("SELECT `open")).toBe("`!; END;\r");
+    expect(sqliteCancelLine("SELECT [open")).toBe("]!; END;\r");
+    expect(sqliteCancelLine("/* open")).toBe("*/!; END;\r");
+  });
+
+  it("reads quotes the way sqlite3 does: doubled quotes, closed ones, quotes inside comments and other quotes", () => {
+    expect(sqliteCancelLine("SELECT 'it''s")).toBe("'!; END;\r");
+    expect(sqliteCancelLine("SELECT 'it''s'")).toBe("!; END;\r");
+    expect(sqliteCancelLine("SELECT '\"' ")).toBe("!; END;\r");
+    expect(sqliteCancelLine("SELECT \"a'b\" ")).toBe("!; END;\r");
+    expect(sqliteCancelLine("SELECT 1 -- it's a comment")).toBe("!; END;\r");
+    expect(sqliteCancelLine("SELECT 1 -- it's\n, 'x")).toBe("'!; END;\r");
+    expect(sqliteCancelLine("/* it's */ SELECT [a'b] ")).toBe("!; END;\r");
+    expect(sqliteCancelLine("SELECT 1 /* a\n 'b")).toBe("*/!; END;\r");
+  });
+});
