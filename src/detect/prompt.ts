@@ -2,8 +2,8 @@ import stripAnsi from "strip-ansi";
 import { invalidArgument, describeValue } from "../errors.js";
 import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
-import { ECHO } from "./verdict.js";
-import type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd } from "./types.js";
+import { ECHO, endVerdict } from "./verdict.js";
+import type { DetectorInput, DetectorIo, FrameDetector, FrameEnd, Verdict } from "./types.js";
 
 /** Options of `detectors.prompt()`. */
 export interface PromptOptions {
@@ -141,7 +141,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       // The first line after a typed one may be its echo; while an incomplete cell is dropped, every line is noise.
       return echoPrefix === undefined && cancels === 0 ? 1 : Infinity;
     },
-    feed(event: DetectorInput): FeedResult {
+    feed(event: DetectorInput): Verdict | undefined {
       if ("raw" in event) cancelSettle();
       if (!("line" in event)) return undefined;
       confirmer.cancel();
@@ -152,7 +152,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
         if (echoPrefix === undefined) return undefined;
         const prefix = echoPrefix;
         echoPrefix = undefined;
-        return prefix !== "" && event.line.startsWith(prefix.trimEnd()) ? { echo: true } : undefined;
+        return prefix !== "" && event.line.startsWith(prefix.trimEnd()) ? ECHO : undefined;
       }
       if (!lineEnded) return undefined;
       const primary = isPrompt(event.line);
@@ -160,7 +160,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       // Text that looks like a prompt counts once the program really waits for input:
       // `print(">>> ", end="")` followed by more work is not a prompt.
       const line = event.line;
-      return confirmer.confirm(() => act(line, primary));
+      return endVerdict(confirmer.confirm(() => act(line, primary)));
     },
     dispose() {
       confirmer.cancel();

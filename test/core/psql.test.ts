@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const INCOMPLETE_REPL_CELL_MESSAGE = "agent-tty: the cell is incomplete (the program asked for the rest of it: a statement without its end, an unclosed quote or bracket) and was cancelled; fix it and run it again";
-import { spawnSession } from "../helpers/sessions.js";
+import { spawnBash, spawnSession } from "../helpers/sessions.js";
 import { startPostgres, type PrivatePostgres } from "../helpers/postgres.js";
 
 // A real PostgreSQL server (as `nobody` when the tests run as root), private to this file.
@@ -104,5 +104,19 @@ describe("psql against a real PostgreSQL server", () => {
     expect((await db.run("SELECT 6")).output).toBe(INCOMPLETE_REPL_CELL_MESSAGE);
     expect((await db.run("SELECT 6;")).output).toContain("        6\n(1 row)");
     expect((await db.run("ROLLBACK;")).output).toBe("ROLLBACK");
+  });
+
+  it("psql started from a bash cell: its transactions and an incomplete statement are handled the same", async () => {
+    if (pg === undefined) throw new Error("the private PostgreSQL server did not start");
+    const sh = await spawnBash({ timeoutMs: 15_000 });
+    const enter = await sh.run(["psql", ...pg.psqlArgs()].join(" "));
+    expect(enter.nested?.entered?.name).toBe("psql");
+    expect((await sh.run("BEGIN;")).output).toBe("BEGIN");
+    expect(await sh.run("SELECT 1")).toMatchObject({ status: "done", output: INCOMPLETE_REPL_CELL_MESSAGE });
+    expect((await sh.run("SELECT 2;")).output).toBe(" ?column? \n----------\n        2\n(1 row)\n");
+    expect((await sh.run("ROLLBACK;")).output).toBe("ROLLBACK");
+    const left = await sh.run("\\q");
+    expect(left.nested?.left?.[0]).toMatchObject({ name: "psql", reason: "exit" });
+    expect((await sh.run("echo back")).output).toBe("back");
   });
 });
