@@ -13,14 +13,16 @@ const QUICK_RECHECKS = 4;
  *
  * A program seen waiting may have printed more since the text being judged
  * was read (the terminal can hand over `>>> ` and its newline in two reads),
- * so the verdict waits until the event loop has read what the terminal
- * holds; anything new cancels it.
+ * so the one check that decides is made once the event loop has read what
+ * the terminal holds; anything new cancels it.
  */
 export class PromptConfirmer {
   readonly #io: () => DetectorIo | undefined;
   #timer: NodeJS.Timeout | undefined;
   #immediate: NodeJS.Immediate | undefined;
   #generation = 0;
+  /** Whether `waitingForInput` answered once (`/proc` is there and the program was alive). */
+  #canTell = false;
 
   constructor(io: () => DetectorIo | undefined) {
     this.#io = io;
@@ -34,22 +36,27 @@ export class PromptConfirmer {
    */
   confirm<T extends FrameEnd | undefined>(act: () => T, attempt = 0): T | undefined {
     this.cancel();
-    const waiting = this.#io()?.waitingForInput();
-    if (waiting === undefined) return act();
-    const generation = this.#generation;
-    if (waiting) {
-      // Two turns of the event loop: the second starts after an I/O poll has read pending output.
-      this.#immediate = setImmediate(() => {
-        this.#immediate = setImmediate(() => {
-          this.#immediate = undefined;
-          if (generation !== this.#generation) return;
-          if (this.#io()?.waitingForInput() === false) this.#recheck(act, attempt);
-          else this.#finish(act);
-        });
-      });
-      return undefined;
+    if (this.#canTell !== true) {
+      // The first time only: whether the system can tell at all (and, if not, the prompt is taken as it is).
+      const waiting = this.#io()?.waitingForInput();
+      if (waiting === undefined) return act();
+      this.#canTell = true;
+      if (!waiting) {
+        this.#recheck(act, attempt);
+        return undefined;
+      }
     }
-    this.#recheck(act, attempt);
+    // One check, after two turns of the event loop: the second starts after an I/O poll has read
+    // pending output (which cancels this), so the program is judged after what it printed was seen.
+    const generation = this.#generation;
+    this.#immediate = setImmediate(() => {
+      this.#immediate = setImmediate(() => {
+        this.#immediate = undefined;
+        if (generation !== this.#generation) return;
+        if (this.#io()?.waitingForInput() === false) this.#recheck(act, attempt);
+        else this.#finish(act);
+      });
+    });
     return undefined;
   }
 
