@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { prompt } from "./prompt.js";
 import { pythonReplLines } from "./python.js";
-import { GDB, IRB, LUA, NODE, PSQL, PYTHON, REDIS_CLI, SQLITE3, sqliteCancelLine } from "./repl-prompts.js";
+import { GDB, IRB, LUA, MYSQL, mysqlCancelLine, NODE, PSQL, PYTHON, REDIS_CLI, SQLITE3, sqliteCancelLine } from "./repl-prompts.js";
 import { inputWait } from "./input-wait.js";
 import { startsRemoteShell } from "./nested.js";
 import { integratedShell, shellIntegration } from "./shell-integration/index.js";
@@ -28,6 +28,9 @@ const REPLS: Record<string, () => FrameDetector> = {
   // Ctrl-C leaves sqlite3 holding the unfinished statement: end it with an error instead.
   sqlite3: () => prompt(SQLITE3.prompt, { continuation: SQLITE3.continuation, cancelIncomplete: sqliteCancelLine }),
   psql: () => prompt(PSQL.prompt, { continuation: PSQL.continuation }),
+  // `\c` clears the statement in every client version (Ctrl-C ends older ones).
+  mysql: () => prompt(MYSQL.prompt, { continuation: MYSQL.continuation, cancelIncomplete: mysqlCancelLine }),
+  mariadb: () => prompt(MYSQL.prompt, { continuation: MYSQL.continuation, cancelIncomplete: mysqlCancelLine }),
   "redis-cli": () => prompt(REDIS_CLI.prompt),
   irb: () => prompt(IRB.prompt, { continuation: IRB.continuation }),
   // Ctrl-C at lua's prompt ends lua (its handler is set only while code runs): wait for the rest.
@@ -46,8 +49,8 @@ function runsScript(args: readonly string[]): boolean {
 }
 
 /**
- * The prompt detector of a REPL `"auto"` knows (python, node, gdb, sqlite3, psql, redis-cli, irb,
- * lua), when the command starts one interactively; `undefined` otherwise.
+ * The prompt detector of a REPL `"auto"` knows (python, node, gdb, sqlite3, psql, mysql/mariadb,
+ * redis-cli, irb, lua), when the command starts one interactively; `undefined` otherwise.
  */
 export function replDetector(command: string, args: readonly string[]): FrameDetector | undefined {
   const debugger_ = debuggerDetector(programName(command), args);
@@ -73,6 +76,7 @@ const REPL_PROMPTS: ReadonlyArray<readonly [RegExp, string]> = [
   [GDB.prompt, "gdb"],
   [SQLITE3.prompt, "sqlite3"],
   [PSQL.prompt, "psql"],
+  [MYSQL.prompt, "mysql"],
   [IRB.prompt, "irb"],
 ];
 
@@ -85,8 +89,8 @@ export function replDetectorForPrompt(line: string): FrameDetector | undefined {
 /**
  * What `detector: "auto"` picks: shell integration for bash, zsh, fish and sh; shell
  * integration typed in-band for `ssh host`, `docker`/`podman exec -it` and `kubectl exec -it`; a
- * prompt detector for python, node, gdb, sqlite3, psql, redis-cli, irb and
- * lua, and for the pdb and `node inspect` debuggers; otherwise `inputWait()`, which types nothing
+ * prompt detector for python, node, gdb, sqlite3, psql, the mysql / mariadb client, redis-cli, irb
+ * and lua, and for the pdb and `node inspect` debuggers; otherwise `inputWait()`, which types nothing
  * but the cell (repeat-enter's empty Enters repeat the last command in gdb-like programs).
  */
 export function autoDetector(command: string, args: readonly string[]): FrameDetector {

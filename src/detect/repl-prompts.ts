@@ -51,6 +51,18 @@ export const REDIS_CLI = {
   prompt: /^(?:[\w.:%[\]-]+|redis [^\s]+|not connected)(?:\[\d+\])?(?:\(TX\))?> $/,
 } satisfies ReplPrompts;
 
+/**
+ * The mysql / MariaDB client: `mysql> ` (Oracle's client), `MariaDB [db]> ` (MariaDB's, the
+ * server's name and the current database, `(none)` before `USE`; `MySQL [db]> ` against a MySQL
+ * server, `unknown [db]> ` once the connection is lost). The rest of a statement: `    -> `, in a
+ * string or quoted name `    '> `, `    "> `, ``    `> ``, in a comment `   /*> ` (the same in both
+ * clients, in every version).
+ */
+export const MYSQL = {
+  prompt: /^(?:mysql|(?:MariaDB|MySQL|unknown) \[.*\])> $/,
+  continuation: /^(?: {4}[-'"`]| {3}\/\*)> $/,
+} satisfies ReplPrompts;
+
 /** irb: `irb(main):001:0> `, and `*`, `"`, `'` or `(` before `>` for the rest of a statement. */
 export const IRB = {
   prompt: /^irb\([^)]*\):\d+:\d+> $/,
@@ -88,4 +100,36 @@ export function sqliteCancelLine(code: string): string {
     }
   }
   return `${closer}!; END;\r`;
+}
+
+/**
+ * What to type into the mysql / MariaDB client to drop an unfinished statement without running
+ * it: `\c` (clear), after closing the string, quoted name or comment the statement was left in
+ * (inside one, `\c` is text). Ctrl-C does the same in recent clients, but ends the client in
+ * older ones (MariaDB's before its MDEV-14448 fix, MySQL's before 5.7) when no query runs; `\c` works in all.
+ * Reads the code as the client does: a backslash escapes the next character inside `'` and `"`
+ * (not inside backquotes), `-- ` and `#` start a comment to the end of the line.
+ */
+export function mysqlCancelLine(code: string): string {
+  let closer = "";
+  for (let index = 0; index < code.length; index++) {
+    const char = code[index] as string;
+    if (closer === "") {
+      if (char === "'" || char === '"' || char === "`") closer = char;
+      else if (char === "/" && code[index + 1] === "*") {
+        closer = "*/";
+        index++;
+      } else if (char === "#" || (char === "-" && code[index + 1] === "-" && /^\s?$/.test(code[index + 2] ?? ""))) {
+        const end = code.indexOf("\n", index);
+        if (end === -1) break;
+        index = end;
+      }
+    } else if (char === "\\" && (closer === "'" || closer === '"')) {
+      index++;
+    } else if (code.startsWith(closer, index)) {
+      index += closer.length - 1;
+      closer = "";
+    }
+  }
+  return `${closer}\\c\r`;
 }

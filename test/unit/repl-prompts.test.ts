@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { replDetectorForPrompt } from "../../src/detect/auto.js";
-import { GDB, IRB, LUA, NODE, PSQL, PYTHON, REDIS_CLI, SQLITE3, sqliteCancelLine, type ReplPrompts } from "../../src/detect/repl-prompts.js";
+import { GDB, IRB, LUA, MYSQL, mysqlCancelLine, NODE, PSQL, PYTHON, REDIS_CLI, SQLITE3, sqliteCancelLine, type ReplPrompts } from "../../src/detect/repl-prompts.js";
 
 /** Each REPL's prompts in every state it shows, and look-alikes that are not its prompts. */
 const CASES: ReadonlyArray<{ name: string; prompts: ReplPrompts; prompt: string[]; continuation: string[]; neither: string[] }> = [
@@ -52,6 +52,50 @@ const CASES: ReadonlyArray<{ name: string; prompts: ReplPrompts; prompt: string[
     prompt: [">>> "],
     continuation: ["... "],
     neither: [">>>", ">>> 1+1", "....", "... x", " >>> ", "(Pdb) ", "> "],
+  },
+  {
+    name: "mysql / mariadb",
+    prompts: MYSQL,
+    prompt: [
+      "mysql> ", // Oracle's client
+      "MariaDB [(none)]> ", // MariaDB's, no database selected
+      "MariaDB [shop]> ", // after USE shop
+      "MariaDB [my db]> ", // a quoted name with a space
+      "MariaDB [a]b]> ",
+      "MySQL [(none)]> ", // MariaDB's client against a MySQL server
+      "unknown [(none)]> ", // the connection lost
+    ],
+    continuation: [
+      "    -> ", // the rest of a statement
+      "    '> ", // in a string
+      '    "> ', // in a double-quoted string or name
+      "    `> ", // in a quoted name
+      "   /*> ", // in a comment
+    ],
+    neither: [
+      "mysql>",
+      "mysql> SELECT 1;",
+      " mysql> ",
+      "MariaDB [(none)]>",
+      "MariaDB [(none)]> USE shop;",
+      "MariaDB> ",
+      "MariaDB [x] > ",
+      "mariadb [x]> ",
+      "->",
+      "-> ",
+      "   -> ",
+      "     -> ",
+      "    -> x",
+      "    /*> ",
+      "  /*> ",
+      "    *> ",
+      "| 1 |",
+      "+---+",
+      "Query OK, 1 row affected (0.001 sec)",
+      "> ",
+      ">>> ",
+      "postgres=# ",
+    ],
   },
   { name: "node", prompts: NODE, prompt: ["> "], continuation: ["... "], neither: [">", ">> ", "> x", "....", "debug> "] },
   { name: "gdb", prompts: GDB, prompt: ["(gdb) "], continuation: [], neither: ["(gdb)", "(gdb) run", "(Pdb) "] },
@@ -106,6 +150,24 @@ describe("the prompts of the REPLs auto knows, in every state", () => {
     });
   }
 
+  it("no prompt of one SQL client is taken for another's: psql, sqlite3 and mysql stay apart", () => {
+    for (const line of ["mysql> ", "MariaDB [(none)]> ", "    -> ", "   /*> "]) {
+      for (const other of [PSQL, SQLITE3]) {
+        expect(other.prompt.test(line), line).toBe(false);
+        expect(other.continuation.test(line), line).toBe(false);
+      }
+    }
+    for (const line of ["postgres=# ", "postgres-# ", "sqlite> ", "   ...> "]) {
+      expect(MYSQL.prompt.test(line), line).toBe(false);
+      expect(MYSQL.continuation.test(line), line).toBe(false);
+    }
+  });
+
+  it("a mysql / MariaDB prompt seen inside ssh starts the client's detector; its continuation prompts do not", () => {
+    for (const line of ["mysql> ", "MariaDB [(none)]> ", "MariaDB [shop]> "]) expect(replDetectorForPrompt(line)?.name, line).toBe("prompt");
+    for (const line of ["    -> ", "    '> ", "   /*> "]) expect(replDetectorForPrompt(line), line).toBeUndefined();
+  });
+
   it("a psql prompt in any state seen inside ssh starts psql's detector; continuation and other REPLs' prompts do not", () => {
     for (const line of ["postgres=# ", "postgres=*# ", "postgres=!# ", "postgres^# ", "app=> "]) {
       expect(replDetectorForPrompt(line)?.name, line).toBe("prompt");
@@ -133,5 +195,34 @@ describe("sqliteCancelLine: what ends an unfinished sqlite3 statement with an er
     expect(sqliteCancelLine("SELECT 1 -- it's\n, 'x")).toBe("'!; END;\r");
     expect(sqliteCancelLine("/* it's */ SELECT [a'b] ")).toBe("!; END;\r");
     expect(sqliteCancelLine("SELECT 1 /* a\n 'b")).toBe("*/!; END;\r");
+  });
+});
+
+describe("mysqlCancelLine: what clears an unfinished mysql / MariaDB statement", () => {
+  it("is `\\c` (clear) after closing what the statement was left in", () => {
+    expect(mysqlCancelLine("SELECT 1")).toBe("\\c\r");
+    expect(mysqlCancelLine("SELECT 'open")).toBe("'\\c\r");
+    expect(mysqlCancelLine('SELECT "open')).toBe('"\\c\r');
+    expect(mysqlCancelLine("SELECT `open")).toBe("`\\c\r");
+    expect(mysqlCancelLine("/* open")).toBe("*/\\c\r");
+    expect(mysqlCancelLine("SELECT 1;\nSELECT 'a\nb")).toBe("'\\c\r");
+  });
+
+  it("reads the code as the client does: backslash escapes in strings only, doubled quotes, comments", () => {
+    expect(mysqlCancelLine("SELECT 'it\\'s")).toBe("'\\c\r"); // \' does not close the string
+    expect(mysqlCancelLine("SELECT 'a\\\\'")).toBe("\\c\r"); // \\ is a backslash, then the quote closes
+    expect(mysqlCancelLine('SELECT "say \\"hi')).toBe('"\\c\r');
+    expect(mysqlCancelLine("SELECT `a\\`")).toBe("\\c\r"); // no escapes in a quoted name
+    expect(mysqlCancelLine("SELECT 'it''s")).toBe("'\\c\r");
+    expect(mysqlCancelLine("SELECT 'it''s'")).toBe("\\c\r");
+    expect(mysqlCancelLine("SELECT \"a'b\" ")).toBe("\\c\r");
+    expect(mysqlCancelLine("SELECT 1 -- it's")).toBe("\\c\r");
+    expect(mysqlCancelLine("SELECT 1 # it's")).toBe("\\c\r");
+    expect(mysqlCancelLine("SELECT 1 -- it's\n, 'x")).toBe("'\\c\r");
+    expect(mysqlCancelLine("SELECT 2--1, 'x")).toBe("'\\c\r"); // `--` without a space is two minus signs
+    expect(mysqlCancelLine("SELECT '-- not a comment")).toBe("'\\c\r");
+    expect(mysqlCancelLine("/* it's */ SELECT `a'b` ")).toBe("\\c\r");
+    expect(mysqlCancelLine("SELECT 1 /* a\n 'b")).toBe("*/\\c\r");
+    expect(mysqlCancelLine("SELECT '/* not a comment")).toBe("'\\c\r");
   });
 });

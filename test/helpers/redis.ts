@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { waitFor } from "./wait-for.js";
+
+/** A private redis-server on a loopback port, persisting nothing. */
+export interface PrivateRedis {
+  /** Its port on 127.0.0.1 (`redis-cli -p`). */
+  readonly port: number;
+  /** The server's pid. */
+  readonly pid: number;
+  /** Stops the server (SIGTERM, then SIGKILL) and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/** Where Debian's `redis-server` package puts the server. */
+function serverPath(): string {
+  const found = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((path) => existsSync(path));
+  if (found === undefined)
+    throw new Error("redis-server is not installed: these tests need it (.ci/run installs the redis-server package)");
+  return found;
+}
+
+/** A port nobody listens on now (another process may take it before the server does: start retries). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** One attempt on one port: the server, or why it did not start. */
+async function startOn(path: string, port: number): Promise<PrivateRedis> {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-tty-redis-")));
+  // No snapshot, no append-only file, no config file; the log on stdout.
+  const args = [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
+    "--daemonize",
+    "no",
+    "--logfile",
+    "",
+  ];
+  let server: ChildProcess;
+  try {
+    server = spawn(path, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  let log = "";
+  const append = (chunk: Buffer): void => {
+    log = (log + chunk.toString()).slice(-4000);
+  };
+  server.stdout?.on("data", append);
+  server.stderr?.on("data", append);
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    server.once("exit", () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  server.once("error", () => {
+    exited = true;
+  });
+  const stop = async (): Promise<void> => {
+    for (const [signal, waitMs] of [
+      ["SIGTERM", 5_000],
+      ["SIGKILL", 2_000],
+    ] as const) {
+      if (exited) break;
+      server.kill(signal);
+      await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, waitMs))]);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(() => exited || log.includes("Ready to accept connections"), { timeoutMs: 15_000, message: "redis-server ready" });
+    if (exited) throw new Error("redis-server exited");
+  } catch (error) {
+    await stop();
+    throw new Error(`private redis-server did not start on port ${port}: ${String(error)}; it said: ${log.trim()}`);
+  }
+  return { port, pid: server.pid as number, stop };
+}
+
+/**
+ * Starts a private redis-server on a free loopback port (`--save '' --appendonly no`, its dir a
+ * temp dir). The caller stops it (afterAll). Throws when redis-server is not installed: a test
+ * that needs it must fail, not pass silently.
+ */
+export async function startRedis(): Promise<PrivateRedis> {
+  const path = serverPath();
+  let lastError: unknown;
+  // The free port may be taken between the probe and the server's bind: try another.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOn(path, await freePort());
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
