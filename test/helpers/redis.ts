@@ -9,6 +9,8 @@ import { waitFor } from "./wait-for.js";
 export interface PrivateRedis {
   /** Its port on 127.0.0.1 (`redis-cli -p`). */
   readonly port: number;
+  /** Its Unix socket, in its temp dir (`redis-cli -s`). */
+  readonly socket: string;
   /** The server's pid. */
   readonly pid: number;
   /** Stops the server (SIGTERM, then SIGKILL) and removes its directory. */
@@ -38,12 +40,17 @@ function freePort(): Promise<number> {
 /** One attempt on one port: the server, or why it did not start. */
 async function startOn(path: string, port: number): Promise<PrivateRedis> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-tty-redis-")));
+  const socket = join(dir, "sock");
   // No snapshot, no append-only file, no config file; the log on stdout.
   const args = [
     "--port",
     String(port),
     "--bind",
     "127.0.0.1",
+    "--unixsocket",
+    socket,
+    "--unixsocketperm",
+    "700",
     "--save",
     "",
     "--appendonly",
@@ -96,12 +103,12 @@ async function startOn(path: string, port: number): Promise<PrivateRedis> {
     await stop();
     throw new Error(`private redis-server did not start on port ${port}: ${String(error)}; it said: ${log.trim()}`);
   }
-  return { port, pid: server.pid as number, stop };
+  return { port, socket, pid: server.pid as number, stop };
 }
 
 /**
- * Starts a private redis-server on a free loopback port (`--save '' --appendonly no`, its dir a
- * temp dir). The caller stops it (afterAll). Throws when redis-server is not installed: a test
+ * Starts a private redis-server on a free loopback port and a Unix socket in its temp dir
+ * (`--save '' --appendonly no`). The caller stops it (afterAll). Throws when redis-server is not installed: a test
  * that needs it must fail, not pass silently.
  */
 export async function startRedis(): Promise<PrivateRedis> {

@@ -1,8 +1,13 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session, SessionOptions } from "../../src/index.js";
 import { INCOMPLETE_REPL_CELL_MESSAGE } from "../../src/detect/prompt.js";
 import { spawnBash, spawnSession } from "../helpers/sessions.js";
 import { startMariadb, type PrivateMariadb } from "../helpers/mariadb.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 // A real MariaDB server (as `nobody` when the tests run as root) on a Unix socket, private to this file.
 let server: PrivateMariadb | undefined;
@@ -25,6 +30,13 @@ const client = async (options: { command?: string; args?: string[] } & Pick<Sess
     env: CLIENT_ENV,
     timeoutMs: 15_000,
   });
+};
+
+/** The server runs a statement starting with `sql` now (asked over a connection of its own). */
+const queryRuns = (sql: string): boolean => {
+  if (server === undefined) throw new Error("the private MariaDB server did not start");
+  const query = `SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '${sql.replace(/[()]/g, "_")}%'`;
+  return execFileSync("mariadb", server.clientArgs("--batch", "--skip-column-names", "-e", query), { encoding: "utf8" }).trim() !== "0";
 };
 
 /** The prompt the client shows now (the last line on its screen). */
@@ -157,6 +169,45 @@ describe("the mariadb client against a real MariaDB server", () => {
     expect((await db.run("SELECT 6 AS n//")).output).toContain("| 6 |");
     await db.run("DELIMITER ;");
     expect((await db.run("SELECT 8 AS n;")).output).toContain("| 8 |");
+  });
+
+  it("a look-alike prompt printed by a command (`\\!`) does not end the cell: only the client's own prompt does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-tty-lookalike-"));
+    try {
+      const script = join(dir, "prompt.sh");
+      writeFileSync(script, "printf 'MariaDB [x]> '\nsleep 1\necho after\n");
+      const db = await client();
+      const r = await db.run(`\\! sh ${script}`);
+      expect(r).toMatchObject({ status: "done", decidedBy: "prompt", output: "MariaDB [x]> after" });
+      expect(await promptOf(db)).toBe("MariaDB [(none)]>");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("interrupt() kills a running query (Ctrl-C), the client stays, and the next cell answers", async () => {
+    const db = await client();
+    const cell = db.fire("SELECT SLEEP(30);");
+    // Ctrl-C kills the query once the server runs it (before that, the client would only clear its input).
+    await waitFor(() => queryRuns("SELECT SLEEP(30)"), { timeoutMs: 10_000, message: "the query running on the server" });
+    const r = await db.interrupt();
+    expect(r?.status).toBe("interrupted");
+    expect(r?.output).toContain("ERROR 1317 (70100): Query execution was interrupted");
+    expect((await cell.result).status).toBe("interrupted");
+    expect(await promptOf(db)).toBe("MariaDB [(none)]>");
+    expect((await db.run("SELECT 11 AS n;")).output).toContain("| 11 |");
+  });
+
+  it("\\G prints a row vertically; two statements in one cell answer both; exit ends the client", async () => {
+    const db = await client();
+    expect(untimed((await db.run("SELECT 1 AS a, 2 AS b\\G")).output)).toBe(
+      "*************************** 1. row ***************************\na: 1\nb: 2\n1 row in set (T sec)\n",
+    );
+    const both = await db.run("SELECT 1 AS a;\nSELECT 2 AS b;");
+    expect(untimed(both.output)).toBe(
+      "+---+\n| a |\n+---+\n| 1 |\n+---+\n1 row in set (T sec)\n\n+---+\n| b |\n+---+\n| 2 |\n+---+\n1 row in set (T sec)\n",
+    );
+    expect(await db.run("exit")).toMatchObject({ status: "exited", exitCode: 0, output: "Bye" });
   });
 
   it("`mysql`, the client's other name, is known too, with Oracle's default prompt `mysql> `", async () => {

@@ -97,6 +97,18 @@ describe("redis-cli against a real redis-server", () => {
     await cli.run("DEL n");
   });
 
+  it("over a Unix socket the prompt is `redis <socket>> `, with `[n]` from -n and `(TX)` in MULTI", async () => {
+    if (server === undefined) throw new Error("the private redis-server did not start");
+    const cli = await spawnSession({ command: "redis-cli", args: ["-s", server.socket, "-n", "4"], env: CLIENT_ENV, timeoutMs: 15_000 });
+    expect(await promptOf(cli)).toBe(`redis ${server.socket}[4]>`);
+    expect(await cli.run("SET sock 1")).toMatchObject({ status: "done", decidedBy: "prompt", output: "OK" });
+    await cli.run("MULTI");
+    expect(await promptOf(cli)).toBe(`redis ${server.socket}[4](TX)>`);
+    expect((await cli.run("GET sock")).output).toBe("QUEUED");
+    expect((await cli.run("EXEC")).output).toBe('1) "1"');
+    await cli.run("DEL sock");
+  });
+
   it("without a server, the prompt is `not connected> ` and a cell answers the connection error", async () => {
     // Port 1 on loopback: nobody listens there (privileged, and never a test server's).
     const cli = await spawnSession({ command: "redis-cli", args: ["-p", "1"], env: CLIENT_ENV, timeoutMs: 15_000 });
