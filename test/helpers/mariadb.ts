@@ -115,7 +115,7 @@ export async function startMariadb(): Promise<PrivateMariadb> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor(() => exited || log.includes("ready for connections"), { timeoutMs: 30_000, message: "mariadbd ready for connections" });
+    await waitFor(() => exited || log.includes("ready for connections"), { timeoutMs: 45_000, message: "mariadbd ready for connections" });
     if (exited) throw new Error("mariadbd exited");
   } catch (error) {
     await stop();

@@ -5,8 +5,13 @@ import { startRedis, type PrivateRedis } from "../helpers/redis.js";
 
 // A real redis-server on a free loopback port, persisting nothing, private to this file.
 let server: PrivateRedis | undefined;
+let startError: unknown;
 beforeAll(async () => {
-  server = await startRedis();
+  try {
+    server = await startRedis();
+  } catch (error) {
+    startError = error;
+  }
 });
 afterAll(async () => {
   await server?.stop();
@@ -15,9 +20,14 @@ afterAll(async () => {
 // redis-cli writes no history file (~/.rediscli_history) for these sessions.
 const CLIENT_ENV = { REDISCLI_HISTFILE: "/dev/null" };
 
+/** The private server: each test that needs it fails (not skips) when it did not start. */
+const need = (): PrivateRedis => {
+  if (server === undefined) throw startError ?? new Error("the private redis-server did not start");
+  return server;
+};
+
 const port = (): number => {
-  if (server === undefined) throw new Error("the private redis-server did not start");
-  return server.port;
+  return need().port;
 };
 
 const redisCli = (): Promise<Session> =>
@@ -98,12 +108,12 @@ describe("redis-cli against a real redis-server", () => {
   });
 
   it("over a Unix socket the prompt is `redis <socket>> `, with `[n]` from -n and `(TX)` in MULTI", async () => {
-    if (server === undefined) throw new Error("the private redis-server did not start");
-    const cli = await spawnSession({ command: "redis-cli", args: ["-s", server.socket, "-n", "4"], env: CLIENT_ENV, timeoutMs: 15_000 });
-    expect(await promptOf(cli)).toBe(`redis ${server.socket}[4]>`);
+    const { socket } = need();
+    const cli = await spawnSession({ command: "redis-cli", args: ["-s", socket, "-n", "4"], env: CLIENT_ENV, timeoutMs: 15_000 });
+    expect(await promptOf(cli)).toBe(`redis ${socket}[4]>`);
     expect(await cli.run("SET sock 1")).toMatchObject({ status: "done", decidedBy: "prompt", output: "OK" });
     await cli.run("MULTI");
-    expect(await promptOf(cli)).toBe(`redis ${server.socket}[4](TX)>`);
+    expect(await promptOf(cli)).toBe(`redis ${socket}[4](TX)>`);
     expect((await cli.run("GET sock")).output).toBe("QUEUED");
     expect((await cli.run("EXEC")).output).toBe('1) "1"');
     await cli.run("DEL sock");
