@@ -60,16 +60,41 @@ export function checkCwd(cwd: string, command: string): void {
   }
 }
 
-/** An existing file this process may execute. */
-export function isExecutable(path: string): boolean {
+/** What keeps a path from being a program this process may start (see {@link executableProblem}). */
+export type ExecutableProblem = "missing" | "unreadable" | "not-executable";
+
+/**
+ * What keeps `path` from being a file this process may execute, or `null`:
+ * `"missing"` (no such regular file), `"unreadable"` (checked only with
+ * `readable`: a script's interpreter must read it), `"not-executable"`. The
+ * one executable check of the code base (PATH lookup, hooks, the daemon's
+ * `k new --prompt=./hook`).
+ */
+export function executableProblem(path: string, options: { readonly readable?: boolean } = {}): ExecutableProblem | null {
   try {
     // Most PATH entries miss: those are answered without the cost of a thrown error.
-    if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) return false;
-    accessSync(path, constants.X_OK);
-    return true;
+    if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) return "missing";
   } catch {
-    return false;
+    return "missing";
   }
+  if (options.readable === true) {
+    try {
+      accessSync(path, constants.R_OK);
+    } catch {
+      return "unreadable";
+    }
+  }
+  try {
+    accessSync(path, constants.X_OK);
+    return null;
+  } catch {
+    return "not-executable";
+  }
+}
+
+/** An existing file this process may execute. */
+export function isExecutable(path: string): boolean {
+  return executableProblem(path) === null;
 }
 
 /**

@@ -5,6 +5,11 @@
 import type { Reply, Request } from "./protocol.js";
 import { pyJson, type PyValue } from "./python.js";
 
+/** An error's message (or the thrown value as text), as replies quote it. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** `no session 'x'; use k new x bash` */
 export function noSession(session: string): string {
   return `no session '${session}'; use k new ${session} bash`;
@@ -35,21 +40,23 @@ export function cellErrorReply(output: string, json: boolean, cellId?: string): 
 }
 
 /**
- * What the daemon would answer with no session at all: used by the client
- * when no daemon is running, so that asking about a session does not start
- * one. `null` for ops that need a daemon.
+ * What the daemon answers when the session a request names does not exist
+ * (or, with no name, none could be chosen): used by the client when no daemon
+ * is running, so that asking about a session does not start one, and by the
+ * daemon. `missing` words the unknown name (the daemon adds why a session
+ * did not start). `null` for ops that need a daemon.
  */
-export function replyWithoutSessions(request: Request): Reply | null {
+export function replyWithoutSessions(request: Request, missing: (session: string) => string = noSession): Reply | null {
   switch (request.op) {
     case "ls":
       return textReply("no sessions");
     case "kill":
       return textReply(`OK killed ${request.session}`);
     case "run":
-      return request.session === null ? errReply(NO_SESSION_FOUND) : cellErrorReply(noSession(request.session), request.json);
+      return request.session === null ? errReply(NO_SESSION_FOUND) : cellErrorReply(missing(request.session), request.json);
     case "fire":
     case "poll":
-      return request.session === null ? errReply(NO_SESSION_FOUND) : jsonReply({ status: "error", output: noSession(request.session) }, 1);
+      return request.session === null ? errReply(NO_SESSION_FOUND) : jsonReply({ status: "error", output: missing(request.session) }, 1);
     case "int":
     case "status":
     case "watch":
@@ -60,7 +67,7 @@ export function replyWithoutSessions(request: Request): Reply | null {
     case "expect":
     case "attach":
     case "notify":
-      return request.session === null ? errReply(NO_SESSION_FOUND) : errReply(noSession(request.session));
+      return request.session === null ? errReply(NO_SESSION_FOUND) : errReply(missing(request.session));
     case "monitor":
       return null;
     default:
