@@ -27,6 +27,7 @@ import { EchoFilter } from "./terminal/echo-filter.js";
 import { encodeKeys } from "./terminal/keys.js";
 import { Screen } from "./terminal/screen.js";
 import { LineAssembler, type LineSink } from "./terminal/line-assembler.js";
+import { PromptEcho } from "./terminal/prompt-echo.js";
 import { Transcript } from "./terminal/transcript.js";
 import { Recording, type RecordOptions } from "./record/recording.js";
 
@@ -170,6 +171,8 @@ export class Session {
   readonly #detector: FrameDetector;
   readonly #assembler: LineAssembler;
   readonly #transcript = new Transcript();
+  /** Commands typed at the prompt outside cells, read from their echo for the transcript. */
+  readonly #typed = new PromptEcho();
   readonly #sink: LineSink;
   readonly #genericEcho: boolean;
   #pty: PtyProcess | undefined;
@@ -343,6 +346,7 @@ export class Session {
     const partial = this.#assembler.partialLine;
     if (partial !== "" && partial !== this.#lastPartial) {
       this.#lastPartial = partial;
+      this.#typed.partial(partial);
       for (const watcher of this.#lineWatchers) watcher(undefined, partial);
       this.#handle(this.#feed({ line: partial, partial: true }));
     }
@@ -390,6 +394,12 @@ export class Session {
   #onLine(text: string): void {
     this.#lastPartial = "";
     for (const watcher of this.#lineWatchers) watcher(text, "");
+    if (this.#lock?.frame === undefined && this.#readyFrame === undefined && this.#typed.line(text) !== undefined && !this.#idleNoise) {
+      // A command typed at the prompt outside any cell: the transcript shows it without the prompt.
+      this.#publishInput(this.#typed.take() ?? "");
+      this.#handle(this.#feed({ line: text, partial: false }));
+      return;
+    }
     const verdict = this.#feed({ line: text, partial: false });
     if (verdict?.kind === "echo") return;
     if (verdict?.kind === "output-start" || verdict?.kind === "output-end") {
@@ -483,8 +493,10 @@ export class Session {
     const frame = this.#lock?.frame ?? this.#readyFrame;
     if (frame === undefined) {
       // A command typed outside any cell: show its output, not the prompt and echo around it.
-      if (verdict.kind === "output-start") this.#assembler.discardPartial();
-      else this.#assembler.flushPartial(this.#sink);
+      if (verdict.kind === "output-start") {
+        this.#assembler.discardPartial();
+        this.#publishInput(this.#typed.take() ?? "");
+      } else this.#assembler.flushPartial(this.#sink);
       this.#idleNoise = verdict.kind === "output-end";
       return;
     }
@@ -507,6 +519,8 @@ export class Session {
 
   /** The program is ready for the next cell. */
   #endFrame(end: FrameEnd, decidedBy = this.#detector.name): void {
+    // What was typed at the last prompt and started nothing (cancelled, refused): shown as it was.
+    this.#publishInput(this.#typed.prompted(this.#assembler.partialLine) ?? "");
     this.#idleNoise = this.#detector.markPrefix !== undefined;
     if (this.#readyFrame !== undefined) {
       this.#readyFrame = undefined;
@@ -696,6 +710,7 @@ export class Session {
     this.#echo = this.#genericEcho ? new EchoFilter(run.code) : undefined;
     this.#liveGate = this.#detector.markPrefix !== undefined;
     this.#lastPartial = "";
+    this.#publishInput(this.#typed.take() ?? "");
     this.#publishClean(`${this.#atLineStart ? "" : "\n"}${run.code}\n`);
     this.#lastInputAt = performance.now();
     this.#pty?.write(bytes);
@@ -1469,6 +1484,11 @@ export class Session {
     requiredString(line, "line");
     this.#assertOpen();
     this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line.replace(/\r?\n$/, "")}\n`);
+  }
+
+  /** An input line in the transcript, on a line of its own (nothing for an empty one). */
+  #publishInput(line: string): void {
+    if (line !== "") this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`);
   }
 
   /** The last `lines` lines of the clean transcript, `\n`-joined. */

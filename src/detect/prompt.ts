@@ -108,6 +108,8 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   // A prompt only counts once the Enter of the last typed line came back: before that it is a redraw.
   let lineEnded = true;
   let code = "";
+  /** A cell was typed and its frame has not ended: an incomplete cell is cancelled, a person's own lines are not. */
+  let inCell = false;
   /** The cell was incomplete: how many times its cancel was typed (0: not cancelling). */
   let cancels = 0;
   const confirmer = new PromptConfirmer(() => io);
@@ -128,6 +130,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       confirmer.cancel();
       cancelSettle();
       code = cellCode;
+      inCell = true;
       cancels = 0;
       const lines = prepare(cellCode);
       const first = lines.shift() ?? "";
@@ -174,11 +177,15 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
     if (cancels > 0) return primary ? cancelled() : cancelAgain();
     const next = pending.shift();
     if (next === undefined) {
-      if (!primary) return cancelIncomplete === false ? undefined : cancelAgain();
-      if (settleMs === 0) return {};
+      if (!primary) return cancelIncomplete === false || !inCell ? undefined : cancelAgain();
+      if (settleMs === 0) {
+        inCell = false;
+        return {};
+      }
       cancelSettle();
       settleTimer = setTimeout(() => {
         settleTimer = undefined;
+        inCell = false;
         io?.endFrame({});
       }, settleMs);
       return undefined;
@@ -203,6 +210,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
 
   function cancelled(note = INCOMPLETE_REPL_CELL_MESSAGE): FrameEnd {
     cancels = 0;
+    inCell = false;
     return { note };
   }
 }

@@ -82,7 +82,6 @@ export class SessionEntry {
   #lastError: string | null = null;
   #rawChunks: string[] = [];
   #rawChars = 0;
-  readonly #typed = new TypedLine();
   readonly #emit: (event: ServiceEvent) => void;
 
   /** @internal */
@@ -241,14 +240,13 @@ export class SessionEntry {
     return this.#holders.some((h) => h.id === id);
   }
 
-  /** A person's keystrokes (raw terminal input), from a holder only; they reach the program and the transcript. */
+  /**
+   * A person's keystrokes (raw terminal input), from a holder only; they reach the program, and the
+   * session's transcript shows the commands they submit as the terminal echoed them (see `Session.history`).
+   */
   humanWrite(id: string, data: string): boolean {
     if (!this.holds(id)) return false;
-    // With a mark-based detector (shell integration) the echo of a typed command is left out of
-    // the transcript: record the line the person submitted, so history() shows the agent what they did.
-    const lines = this.session.detector.markPrefix !== undefined ? this.#typed.push(data) : [];
     this.session.write(data);
-    for (const line of lines) this.session.recordInput(line);
     return true;
   }
 
@@ -268,47 +266,6 @@ export class SessionEntry {
     const active = this.session.activeCell;
     if (active === null) return null;
     return this.cells.find((c) => c.cellId === active.id) ?? { cellId: active.id, code: active.code, status: "running", exitCode: null, startedAt: active.startedAt, durationMs: null };
-  }
-}
-
-/** Most characters kept of a line a person is typing. */
-const TYPED_LINE_MAX = 4096;
-
-/**
- * Rebuilds the lines a person submits from their keystrokes: printable
- * characters, Backspace, Ctrl-U, Ctrl-C (the line is dropped), Enter;
- * escape sequences (arrows, function keys) are skipped.
- */
-class TypedLine {
-  #line = "";
-  #escape: "none" | "esc" | "csi" | "ss3" = "none";
-
-  /** Feeds keystrokes; returns the lines submitted by them. */
-  push(data: string): string[] {
-    const done: string[] = [];
-    for (const ch of data) {
-      const code = ch.codePointAt(0) ?? 0;
-      if (this.#escape === "esc") {
-        this.#escape = ch === "[" ? "csi" : ch === "O" ? "ss3" : "none";
-        continue;
-      }
-      if (this.#escape === "csi") {
-        if (code >= 0x40 && code <= 0x7e) this.#escape = "none";
-        continue;
-      }
-      if (this.#escape === "ss3") {
-        this.#escape = "none";
-        continue;
-      }
-      if (ch === "\x1b") this.#escape = "esc";
-      else if (ch === "\r" || ch === "\n") {
-        if (this.#line.trim() !== "") done.push(this.#line);
-        this.#line = "";
-      } else if (ch === "\x7f" || ch === "\b") this.#line = this.#line.slice(0, -1);
-      else if (ch === "\x15" || ch === "\x03") this.#line = "";
-      else if (code >= 0x20 && this.#line.length < TYPED_LINE_MAX) this.#line += ch;
-    }
-    return done;
   }
 }
 

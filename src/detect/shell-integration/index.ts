@@ -393,7 +393,8 @@ class ShellIntegrationDetector implements FrameDetector {
       case "P":
         // A continuation prompt: the cell is incomplete (open quote, block or heredoc). Cancel it
         // rather than wait for input that will never come; bash and zsh report status 130.
-        if (this.#outputStarted || this.#incomplete) return undefined;
+        // Outside a cell it is a person's multi-line command: theirs to finish.
+        if (this.#outputStarted || this.#incomplete || !this.#awaitingStart) return undefined;
         this.#cancelIncomplete();
         return OUTPUT_START;
       case "B": {
