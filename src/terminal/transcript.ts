@@ -11,18 +11,25 @@ const FIRST_BYTES = 4096;
  * prints passes through here, and strings held for the last 2 MB of it would
  * each be copied by the garbage collector until they fall out (a 15 MB output
  * left 15 MB of them behind in the old generation).
+ *
+ * What falls out is counted: asked for more lines than are kept,
+ * {@link Transcript.lastLines} starts with one line `[… N bytes omitted …]`
+ * in place of the older lines (and of the oldest kept one, cut by the wrap).
  */
 export class Transcript {
   #buffer: Buffer | undefined;
   /** Where the oldest byte is, and how many bytes are kept. */
   #start = 0;
   #length = 0;
+  /** Bytes that fell out of the ring. */
+  #dropped = 0;
 
   append(text: string): void {
     if (text === "") return;
     const bytes = Buffer.byteLength(text);
     if (bytes >= MAX_BYTES) {
       const encoded = Buffer.from(text);
+      this.#dropped += this.#length + encoded.length - MAX_BYTES;
       this.#buffer = Buffer.allocUnsafeSlow(MAX_BYTES);
       encoded.copy(this.#buffer, 0, encoded.length - MAX_BYTES);
       this.#start = 0;
@@ -42,6 +49,7 @@ export class Transcript {
     }
     const overflow = this.#length + bytes - buffer.length;
     if (overflow > 0) {
+      this.#dropped += overflow;
       this.#start = (this.#start + overflow) % buffer.length;
       this.#length = buffer.length;
     } else {
@@ -70,21 +78,36 @@ export class Transcript {
     return Buffer.concat([buffer.subarray(this.#start), buffer.subarray(0, this.#start + this.#length - buffer.length)]);
   }
 
-  /** The last `count` lines, `\n`-joined. */
+  /**
+   * The last `count` lines, `\n`-joined; when older ones fell out, the first
+   * line says how many bytes are missing (see {@link Transcript}).
+   */
   lastLines(count: number): string {
     const bytes = this.#bytes();
-    // Bytes of a character cut by the wrap are dropped.
+    // Bytes of a character cut by the wrap are counted with what fell out.
     let from = 0;
     while (from < bytes.length && ((bytes[from] as number) & 0xc0) === 0x80) from++;
+    const dropped = this.#dropped + from;
     const text = bytes.toString("utf8", from);
     const body = text.endsWith("\n") ? text.slice(0, -1) : text;
-    if (body === "") return "";
+    if (body === "") return this.#dropped > 0 ? omitted(dropped) : "";
     let start = body.length;
     for (let found = 0; found < count; found++) {
       const newline = body.lastIndexOf("\n", start - 1);
-      if (newline === -1) return body;
+      if (newline === -1) {
+        if (this.#dropped === 0) return body;
+        // The oldest kept line was cut by the wrap: it is counted with what fell out.
+        const first = body.indexOf("\n");
+        if (first === -1) return omitted(dropped + Buffer.byteLength(body));
+        return `${omitted(dropped + Buffer.byteLength(body.slice(0, first + 1)))}\n${body.slice(first + 1)}`;
+      }
       start = newline;
     }
     return body.slice(start + 1);
   }
+}
+
+/** The line standing for transcript that fell out of the ring. */
+function omitted(bytes: number): string {
+  return `[… ${bytes} bytes omitted …]`;
 }

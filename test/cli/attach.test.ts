@@ -65,6 +65,24 @@ describe("k attach", () => {
     expect((await box.k("run", "human", "stty size")).stdout).toBe("50 200\n");
   });
 
+  it("what a person types through k attach (a recalled command too) is in the session's history with its output, in order with cells", async () => {
+    await box.k("new", "human");
+    await box.k("run", "human", "echo CELL_$((1+1))");
+    const { term, output, exit } = attach("human");
+    await waitFor(() => output().includes("[attached to human"), 10_000, output);
+    term.write("echo PERSON_$((6*7))\r");
+    await waitFor(() => output().includes("PERSON_42"), 10_000, output);
+    // Up twice: bash's history brings back the cell's command, which the person runs again.
+    term.write("\x1b[A\x1b[A\r");
+    await waitFor(() => output().split("CELL_2").length > 2, 10_000, output);
+
+    term.write("\x1d");
+    expect(await exit).toBe(0);
+    await box.k("run", "human", "echo CELL_AFTER");
+    const lines = (await box.k("history", "-n", "20", "human")).stdout.split("\n").filter((line) => !line.startsWith("──"));
+    expect(lines.slice(-9, -1)).toEqual(["echo CELL_$((1+1))", "CELL_2", "echo PERSON_$((6*7))", "PERSON_42", "echo CELL_$((1+1))", "CELL_2", "echo CELL_AFTER", "CELL_AFTER"]);
+  });
+
   it("ends when the session ends, and needs an existing session", async () => {
     await box.k("new", "human");
     const { output, exit } = attach("human");

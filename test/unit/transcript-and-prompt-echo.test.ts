@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { MAX_COMMAND_BYTES, PromptEcho } from "../../src/terminal/prompt-echo.js";
+import { Transcript } from "../../src/terminal/transcript.js";
+
+describe("Transcript", () => {
+  it("returns the last n lines, with no marker while nothing fell out", () => {
+    const transcript = new Transcript();
+    transcript.append("echo a\na\necho b\nb\n");
+    expect(transcript.lastLines(2)).toBe("echo b\nb");
+    expect(transcript.lastLines(100)).toBe("echo a\na\necho b\nb");
+  });
+
+  it("stays bounded under a flood and says how many bytes fell out when asked for more than it keeps", () => {
+    const transcript = new Transcript();
+    const line = `${"x".repeat(99)}\n`; // 100 bytes
+    const total = 30_000; // 3 MB, more than the 2 MB kept
+    for (let n = 0; n < total; n++) transcript.append(line);
+    transcript.append("last\n");
+    expect(transcript.lastLines(2)).toBe(`${"x".repeat(99)}\nlast`);
+    const all = transcript.lastLines(1_000_000).split("\n");
+    const marker = /^\[… (\d+) bytes omitted …\]$/.exec(all[0] ?? "");
+    expect(marker).not.toBeNull();
+    // Every byte is either kept (in whole lines) or counted.
+    const keptBytes = all.slice(1).reduce((sum, kept) => sum + Buffer.byteLength(kept) + 1, 0);
+    expect(Number(marker?.[1]) + keptBytes).toBe(total * 100 + 5);
+    expect(all.slice(1, -1).every((kept) => kept === "x".repeat(99))).toBe(true);
+  });
+
+  it("counts the bytes of a character cut by the wrap as omitted", () => {
+    const transcript = new Transcript();
+    const line = `${"é".repeat(50)}\n`; // 101 bytes
+    const total = 25_000;
+    for (let n = 0; n < total; n++) transcript.append(line);
+    const all = transcript.lastLines(1_000_000).split("\n");
+    const omitted = Number(/^\[… (\d+) bytes omitted …\]$/.exec(all[0] ?? "")?.[1]);
+    const keptBytes = all.slice(1).reduce((sum, kept) => sum + Buffer.byteLength(kept) + 1, 0);
+    expect(omitted + keptBytes).toBe(total * 101);
+    expect(all.slice(1).every((kept) => kept === "é".repeat(50))).toBe(true);
+  });
+});
+
+describe("PromptEcho", () => {
+  it("reads the command from the line that starts with the prompt drawn last, once", () => {
+    const echo = new PromptEcho();
+    expect(echo.prompted("bash-5.2$ ")).toBeUndefined();
+    expect(echo.line("bash-5.2$ echo hi")).toBe("echo hi");
+    expect(echo.take()).toBe("echo hi");
+    expect(echo.line("bash-5.2$ printed by the program")).toBeUndefined();
+    expect(echo.take()).toBeUndefined();
+  });
+
+  it("a line that does not start with the prompt is not a command", () => {
+    const echo = new PromptEcho();
+    echo.prompted(">>> ");
+    expect(echo.line("Traceback (most recent call last):")).toBeUndefined();
+    expect(echo.take()).toBeUndefined();
+  });
+
+  it("keeps the lines after the command (continuations, an error) until taken; what started nothing comes back at the next prompt", () => {
+    const echo = new PromptEcho();
+    echo.prompted("$ ");
+    echo.line("$ for i in 1 2; do");
+    echo.line("> echo $i");
+    echo.line("> done");
+    expect(echo.take()).toBe("for i in 1 2; do\n> echo $i\n> done");
+    echo.prompted("$ ");
+    echo.line("$ done");
+    echo.line("bash: syntax error near unexpected token `done'");
+    expect(echo.prompted("$ ")).toBe("done\nbash: syntax error near unexpected token `done'");
+  });
+
+  it("an empty Enter is no command", () => {
+    const echo = new PromptEcho();
+    echo.prompted("$ ");
+    expect(echo.line("$ ")).toBe("");
+    expect(echo.prompted("$ ")).toBe("");
+  });
+
+  it("a line typed before its prompt was confirmed counts when the line began as exactly the last prompt", () => {
+    const echo = new PromptEcho();
+    echo.prompted(">>> ");
+    echo.line(">>> print(1)");
+    echo.take();
+    echo.line("1");
+    echo.partial(">>> ");
+    echo.partial(">>> print(2");
+    expect(echo.line(">>> print(2)")).toBe("print(2)");
+    // Output that merely contains the prompt later in its line is not taken for one.
+    echo.take();
+    echo.partial("result: ");
+    expect(echo.line("result: >>> ")).toBeUndefined();
+  });
+
+  it("stays bounded: a huge command is kept up to its cap and the rest is counted", () => {
+    const echo = new PromptEcho();
+    echo.prompted("$ ");
+    echo.line(`$ echo ${"y".repeat(MAX_COMMAND_BYTES * 2)}`);
+    for (let n = 0; n < 1000; n++) echo.line(`> ${"z".repeat(100)}`);
+    const taken = echo.take() ?? "";
+    const [kept = "", marker = ""] = taken.split("\n");
+    expect(Buffer.byteLength(kept)).toBe(MAX_COMMAND_BYTES);
+    const omitted = Number(/^\[… (\d+) bytes omitted …\]$/.exec(marker)?.[1]);
+    expect(omitted).toBe(5 + MAX_COMMAND_BYTES * 2 + 1 - MAX_COMMAND_BYTES + 1000 * 103);
+  });
+});
