@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { replDetectorForPrompt } from "../../src/detect/auto.js";
+import { autoDetector, replDetector, replDetectorForPrompt } from "../../src/detect/auto.js";
 import { GDB, IRB, LUA, MYSQL, mysqlCancelLine, NODE, PSQL, PYTHON, REDIS_CLI, SQLITE3, sqliteCancelLine, type ReplPrompts } from "../../src/detect/repl-prompts.js";
 
 /** Each REPL's prompts in every state it shows, and look-alikes that are not its prompts. */
@@ -173,6 +173,19 @@ describe("the prompts of the REPLs auto knows, in every state", () => {
       expect(replDetectorForPrompt(line)?.name, line).toBe("prompt");
     }
     for (const line of ["postgres-# ", "$ ", "user@host:~$ ", "# "]) expect(replDetectorForPrompt(line), line).toBeUndefined();
+  });
+});
+
+describe('"auto" knows the mysql / MariaDB client and redis-cli by name', () => {
+  it("mysql and mariadb, by name or path, interactive, get the prompt detector; with -e (a statement to run) they do not", () => {
+    for (const command of ["mysql", "mariadb", "/usr/bin/mysql", "/usr/bin/mariadb", "redis-cli", "/usr/local/bin/redis-cli"]) {
+      expect(replDetector(command, [])?.name, command).toBe("prompt");
+      expect(autoDetector(command, ["-h", "db.example", "shop"]).name, command).toBe("prompt");
+    }
+    expect(replDetector("mysql", ["-e", "SELECT 1"])).toBeUndefined();
+    expect(replDetector("mariadb", ["-u", "root", "-e", "SELECT 1"])).toBeUndefined();
+    expect(replDetector("mysqldump", [])).toBeUndefined();
+    expect(replDetector("mariadbd", [])).toBeUndefined();
   });
 });
 
