@@ -146,6 +146,14 @@ describe("the mariadb client against a real MariaDB server", () => {
     await db.run("DROP DATABASE left_open;");
   });
 
+  it("a statement followed by a comment, or a cell of comments only, is complete: no note", async () => {
+    const db = await client();
+    for (const code of ["SELECT 1 AS n; -- done", "SELECT 1 AS n; # done", "SELECT 1 AS n; /* done */", "SELECT 1 AS n;\n-- done"]) {
+      expect(untimed((await db.run(code)).output), code).toBe("+---+\n| n |\n+---+\n| 1 |\n+---+\n1 row in set (T sec)\n");
+    }
+    for (const code of ["-- a comment", "# a comment"]) expect(await db.run(code), code).toMatchObject({ status: "done", output: "" });
+  });
+
   it("complete statements before the incomplete one run; only the unfinished one is dropped", async () => {
     const db = await client();
     await db.run("CREATE DATABASE partly; USE partly;");
