@@ -3,8 +3,7 @@ import pTimeout from "p-timeout";
 import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type DecidedBy, type FinalCellStatus } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import type { NestedProgram, NestingChange } from "./detect/nested.js";
-import type { DetectorInput, FeedResult, ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan, Verdict } from "./detect/types.js";
-import { toVerdict } from "./detect/verdict.js";
+import type { ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan } from "./detect/types.js";
 import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
 import type { SessionEvent, SessionEventFields, SessionEvents } from "./events.js";
 import { Expectation, type ExpectMatch } from "./expect.js";
@@ -20,16 +19,11 @@ import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositiv
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
 import { isLinuxProcAvailable, listSessionProcesses, readCommandLine, readForeground } from "./pty/proc-state.js";
-import { afterLastQuery, QueryAnswers, TERMINAL_QUERY } from "./pty/query-answers.js";
 import { terminalIsRaw } from "./pty/termios.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
-import { EchoFilter } from "./terminal/echo-filter.js";
 import { encodeKeys } from "./terminal/keys.js";
-import { Screen } from "./terminal/screen.js";
-import { LineAssembler, type LineSink } from "./terminal/line-assembler.js";
-import { PromptEcho } from "./terminal/prompt-echo.js";
-import { Transcript } from "./terminal/transcript.js";
 import { Recording, type RecordOptions } from "./record/recording.js";
+import { OutputPipeline } from "./session/output-pipeline.js";
 
 /** Where a session stands. */
 export type SessionState = "starting" | "idle" | "busy" | "timed_out" | "exited" | "closed";
@@ -135,8 +129,6 @@ const INTERRUPT_SETTLE_MS = 20;
 const INTERRUPT_SETTLE_MAX_MS = 1_000;
 /** How long an interrupt watches a shell in the foreground come back to its prompt before taking it for a builtin to Ctrl-C. */
 const SHELL_PROMPT_WAIT_MS = 50;
-/** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
-const SCREEN_BATCH_CHARS = 1 << 16;
 /** How often `expect(…, { on: "screen" })` looks at the screen while output arrives. */
 const SCREEN_EXPECT_INTERVAL_MS = 25;
 /** How often a running cell checks whether the program waits for input. */
@@ -147,8 +139,6 @@ const PROCESS_CHECK_EVERY = 10;
 const INPUT_QUIET_MS = 150;
 /** Where /proc cannot tell, quiet time alone decides (a guess, so a longer one). */
 const INPUT_FALLBACK_QUIET_MS = 1_500;
-/** Bytes one `output()` consumer may fall behind before output is dropped (and said so). */
-const STREAM_BUFFER_BYTES = 8 << 20;
 /** Events one `events()` consumer may fall behind. */
 const EVENT_BUFFER_COUNT = 10_000;
 
@@ -169,30 +159,16 @@ export class Session {
   readonly #emitter = new EventEmitter<SessionEvents>();
   readonly #options: NormalizedSessionOptions;
   readonly #detector: FrameDetector;
-  readonly #assembler: LineAssembler;
-  readonly #transcript = new Transcript();
-  /** Commands typed at the prompt outside cells, read from their echo for the transcript. */
-  readonly #typed = new PromptEcho();
-  readonly #sink: LineSink;
-  readonly #genericEcho: boolean;
+  /** Terminal text in; clean lines, detector verdicts, transcript, streams and the screen out. */
+  readonly #output: OutputPipeline;
   #pty: PtyProcess | undefined;
-  #screen: Screen | undefined;
-  /** Answers to the program's terminal queries, made with the screen. */
-  #queryAnswers: QueryAnswers | undefined;
   #size: { cols: number; rows: number };
-  #screenPending: string[] = [];
-  /** Whether each pending chunk is known to be plain text (see `LineAssembler.lastPushPlain`). */
-  #screenPendingPlain: boolean[] = [];
-  #screenPendingChars = 0;
   #state: SessionState = "starting";
   #exitCode: number | null = null;
   #exited = false;
   #readyFrame: FrameCollector | undefined = new FrameCollector(1 << 16);
   #ready: Deferred<void> = defer();
   #lock: CellRun | undefined;
-  #echo: EchoFilter | undefined;
-  #liveGate = false;
-  #lastPartial = "";
   readonly #queue: CellRun[] = [];
   readonly #settled = new CappedMap<string, CellRun>(RETAINED_CELLS);
   #lastRun: CellRun | undefined;
@@ -201,23 +177,16 @@ export class Session {
   /** Why the session was ended from inside (the fork-bomb guard), added to the output of the cell it cut. */
   #exitNote: string | undefined;
   #inputTicks = 0;
-  readonly #rawStreams = new Set<BoundedQueue<string>>();
-  readonly #cleanStreams = new Set<BoundedQueue<string>>();
   readonly #eventStreams = new Set<BoundedQueue<SessionEvent>>();
-  readonly #lineWatchers = new Set<(line: string | undefined, partial: string) => void>();
   readonly #exitWatchers = new Set<() => void>();
-  #lastOutputAt = 0;
   /** False after input that submits something (Enter, Ctrl-C) was typed outside a cell, until the next prompt. */
   #atPrompt = true;
-  /** Outside cells, with a mark-based detector: true between an output-end and the next output-start (prompt and echo). */
-  #idleNoise = false;
   /** A cell waiting for the prompt before it is written. */
   #held: CellRun | undefined;
   /** When a Ctrl-C of an interrupt was last written, until the cell it stopped is released. */
   #interruptSentAt: number | undefined;
   /** While set, the program is still taking in an interrupt: the next cell is held (see INTERRUPT_SETTLE_MS). */
   #settlingInterrupt: Promise<void> | undefined;
-  #atLineStart = true;
   /** Holds of people who took the terminal over: agent cells are refused while any is held. */
   #humanHolds = 0;
   #lastInputAt = 0;
@@ -232,14 +201,18 @@ export class Session {
     this.#options = options;
     this.#size = { cols: options.cols, rows: options.rows };
     this.#detector = detector;
-    this.#assembler = new LineAssembler(detector.markPrefix);
-    this.#genericEcho = detector.removesEcho !== true;
-    this.#sink = {
-      line: (text) => this.#onLine(text),
-      segment: (text) => this.#collect(text),
-      mark: (body) => this.#handle(this.#feed({ mark: body })),
-      block: (text, from, to) => this.#onBlock(text, from, to),
-    };
+    this.#output = new OutputPipeline(detector, this.#size, {
+      frame: () => this.#lock?.frame ?? this.#readyFrame,
+      cellControl: () => this.#lock?.control,
+      endFrame: (end) => this.#endFrame(end),
+      detectorFailed: (error) => this.#detectorFailed(error),
+      raw: (text) => {
+        if (this.#emitter.listenerCount("data") > 0) this.#emitter.emit("data", text);
+        for (const recording of this.#recordings) recording.output(text);
+      },
+      answer: (text) => this.#pty?.write(text),
+      isRaw: () => terminalIsRaw(this.#pty?.ptsName),
+    });
   }
 
   /**
@@ -323,205 +296,17 @@ export class Session {
   // ── Reading the terminal ────────────────────────────────────────────
 
   #onData(text: string): void {
-    this.#lastOutputAt = performance.now();
-    if (this.#emitter.listenerCount("data") > 0) this.#emitter.emit("data", text);
-    for (const stream of this.#rawStreams) stream.push(text);
-    for (const recording of this.#recordings) recording.output(text);
-    this.#screenPending.push(text);
-    this.#screenPendingPlain.push(false);
-    this.#screenPendingChars += text.length;
-    this.#queryAnswers?.noteOutput(text);
-    if (text.includes("\x1b") && TERMINAL_QUERY.test(text)) {
-      this.#syncScreen();
-      this.#queryAnswers?.noteOutput(afterLastQuery(text));
-    } else if (this.#screenPendingChars > SCREEN_BATCH_CHARS) this.#syncScreen();
-    const frame = this.#lock?.frame ?? this.#readyFrame;
-    frame?.appendRaw(text);
-    this.#handle(this.#feed({ raw: text }));
-    this.#assembler.push(text, this.#sink);
-    // Plain text lets the screen skip the middle of a long burst without looking at it again.
-    const last = this.#screenPending.length - 1;
-    if (this.#assembler.lastPushPlain && this.#screenPending[last] === text) this.#screenPendingPlain[last] = true;
-    this.#flush();
-    const partial = this.#assembler.partialLine;
-    if (partial !== "" && partial !== this.#lastPartial) {
-      this.#lastPartial = partial;
-      this.#typed.partial(partial);
-      for (const watcher of this.#lineWatchers) watcher(undefined, partial);
-      this.#handle(this.#feed({ line: partial, partial: true }));
-    }
+    this.#output.push(text);
     if (this.#lock?.status === "awaiting_input") this.#setStatus(this.#lock, "running");
-  }
-
-  /**
-   * The terminal emulator, brought up to date. It is made on first use (most sessions never need
-   * one); until then output waits for it in `#screenPending`, which a long burst fast-forwards.
-   */
-  #syncScreen(): Screen {
-    this.#screen ??= this.#makeScreen();
-    const pending = this.#screenPending;
-    if (pending.length > 0) {
-      const plain = this.#screenPendingPlain;
-      this.#screenPending = [];
-      this.#screenPendingPlain = [];
-      this.#screenPendingChars = 0;
-      // Runs of chunks known to be plain, and the others, each written in one go.
-      let start = 0;
-      for (let end = 1; end <= pending.length; end++) {
-        if (end < pending.length && plain[end] === plain[start]) continue;
-        this.#screen.write(end - start === 1 ? (pending[start] as string) : pending.slice(start, end).join(""), plain[start] === true);
-        start = end;
-      }
-    }
-    return this.#screen;
-  }
-
-  #makeScreen(): Screen {
-    const screen = new Screen({ cols: this.#size.cols, rows: this.#size.rows });
-    // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
-    // gives, when they wait for them; otherwise the answer would be typed into the next command.
-    this.#queryAnswers ??= new QueryAnswers({
-      isRaw: () => terminalIsRaw(this.#pty?.ptsName),
-      write: (answer) => {
-        if (!this.#exited) this.#pty?.write(answer);
-      },
-    });
-    const answers = this.#queryAnswers;
-    screen.onResponse((answer) => answers.push(answer));
-    return screen;
-  }
-
-  #onLine(text: string): void {
-    this.#lastPartial = "";
-    for (const watcher of this.#lineWatchers) watcher(text, "");
-    if (this.#lock?.frame === undefined && this.#readyFrame === undefined && this.#typed.line(text) !== undefined && !this.#idleNoise) {
-      // A command typed at the prompt outside any cell: the transcript shows it without the prompt.
-      this.#publishInput(this.#typed.take() ?? "");
-      this.#handle(this.#feed({ line: text, partial: false }));
-      return;
-    }
-    const verdict = this.#feed({ line: text, partial: false });
-    if (verdict?.kind === "echo") return;
-    if (verdict?.kind === "output-start" || verdict?.kind === "output-end") {
-      this.#handle(verdict);
-      if (verdict.kind === "output-end") this.#collect(`${text}\n`);
-      return;
-    }
-    if (this.#echo?.isEcho(text) !== true) this.#collect(`${text}\n`);
-    this.#handle(verdict);
-  }
-
-  /**
-   * Complete lines of plain output at once (see `LineSink.block`): added to the frame in one piece
-   * when nothing needs them one by one (no `expect()` waiting, no echo left to remove, and the
-   * detector needs only the last few: those go line by line). Returns how far it took them.
-   */
-  #onBlock(text: string, from: number, to: number): number {
-    const frame = this.#lock?.frame ?? this.#readyFrame;
-    if (frame === undefined || !frame.collecting || this.#lineWatchers.size > 0 || this.#echo?.done === false) return from;
-    const needed = this.#detector.linesNeeded?.() ?? Infinity;
-    if (!(needed < Infinity)) return from;
-    let split = to;
-    for (let line = 0; line < needed && split > from; line++) split = Math.max(from, text.lastIndexOf("\n", split - 2) + 1);
-    if (split === from) return from;
-    this.#lastPartial = "";
-    frame.addMirrored(text.slice(from, split).replaceAll("\r\n", "\n"), text, from, split);
-    return split;
-  }
-
-  #collect(text: string): void {
-    const frame = this.#lock?.frame ?? this.#readyFrame;
-    if (frame !== undefined) frame.add(text);
-    else if (!this.#idleNoise) this.#publishClean(text);
-  }
-
-  /** Moves the clean text of the current chunk to the frame, the cell's consumers and the transcript. */
-  #flush(): void {
-    const run = this.#lock;
-    const frame = run?.frame ?? this.#readyFrame;
-    if (frame === undefined) return;
-    const text = frame.flush();
-    if (text === "" || run === undefined || this.#liveGate) return;
-    run.control.push(text);
-    this.#publishClean(text);
-  }
-
-  #publishClean(text: string): void {
-    if (text === "") return;
-    this.#atLineStart = text.endsWith("\n");
-    this.#transcript.append(text);
-    for (const stream of this.#cleanStreams) stream.push(text);
-  }
-
-  /** Feeds the detector and reads its answer as a {@link Verdict} (the one place that accepts the first form's shapes). */
-  #feed(input: DetectorInput): Verdict | undefined {
-    try {
-      const result = this.#detector.feed(input);
-      if (result instanceof Promise) {
-        this.#lateVerdict(result);
-        return undefined;
-      }
-      return toVerdict(result);
-    } catch (error) {
-      this.#detectorFailed(error);
-      return undefined;
-    }
-  }
-
-  /** A user's detector answered with a Promise: its frame end counts only while the same frame is open. */
-  #lateVerdict(result: Promise<FeedResult>): void {
-    const frame = this.#lock?.frame ?? this.#readyFrame;
-    result.then(
-      (late) => {
-        const verdict = toVerdict(late);
-        if (verdict?.kind === "end" && (this.#lock?.frame ?? this.#readyFrame) === frame) this.#endFrame(verdict);
-      },
-      (error: unknown) => this.#detectorFailed(error),
-    );
   }
 
   #detectorFailed(error: unknown): void {
     this.#emitEvent({ type: "error", message: `detector '${this.#detector.name}' failed: ${String(error)}` });
   }
 
-  #handle(verdict: Verdict | undefined): void {
-    if (verdict === undefined || verdict.kind === "echo") return;
-    if (verdict.kind === "end") {
-      this.#endFrame(verdict);
-      return;
-    }
-    const frame = this.#lock?.frame ?? this.#readyFrame;
-    if (frame === undefined) {
-      // A command typed outside any cell: show its output, not the prompt and echo around it.
-      if (verdict.kind === "output-start") {
-        this.#assembler.discardPartial();
-        this.#publishInput(this.#typed.take() ?? "");
-      } else this.#assembler.flushPartial(this.#sink);
-      this.#idleNoise = verdict.kind === "output-end";
-      return;
-    }
-    if (verdict.kind === "output-start") {
-      frame.discard();
-      this.#assembler.discardPartial();
-      this.#lastPartial = "";
-      this.#liveGate = false;
-      frame.collecting = true;
-    } else if (frame.collecting || verdict.note !== undefined) {
-      // A note without a start (the detector found out late that no command ran): the rest was echo.
-      if (!frame.collecting) frame.discard();
-      this.#assembler.flushPartial(this.#sink);
-      this.#lastPartial = "";
-      if (verdict.note !== undefined) frame.add(`${verdict.note}\n`);
-      this.#flush();
-      frame.collecting = false;
-    }
-  }
-
   /** The program is ready for the next cell. */
   #endFrame(end: FrameEnd, decidedBy = this.#detector.name): void {
-    // What was typed at the last prompt and started nothing (cancelled, refused): shown as it was.
-    this.#publishInput(this.#typed.prompted(this.#assembler.partialLine) ?? "");
-    this.#idleNoise = this.#detector.markPrefix !== undefined;
+    this.#output.frameEnded();
     if (this.#readyFrame !== undefined) {
       this.#readyFrame = undefined;
       this.#state = "idle";
@@ -535,21 +320,7 @@ export class Session {
       if (run !== undefined && this.#held === run && this.#settlingInterrupt === undefined) this.#writeHeld(run);
       return;
     }
-    this.#flush();
-    if (this.#liveGate) {
-      // The output never "started" (a syntax error, no command run): what was collected is all there is.
-      const text = frame.peek();
-      if (text !== "") {
-        run.control.push(text);
-        this.#publishClean(`${text}\n`);
-      }
-    }
-    if (end.note !== undefined) {
-      // After the output ended: the detector's word on how the cell ended.
-      frame.collecting = true;
-      frame.add(`${end.note}\n`);
-      this.#flush();
-    }
+    this.#output.closeFrame(frame, run.control, end.note);
     run.frame = undefined;
     const status = run.stopping ?? "done";
     this.#settle(run, status, frame, {
@@ -564,12 +335,9 @@ export class Session {
 
   #onExit(exit: PtyExit): void {
     this.#exited = true;
-    this.#queryAnswers?.close();
     this.#stopInputChecks();
     this.#exitCode = exit.signal !== undefined && exit.signal !== 0 && exit.exitCode === 0 ? null : exit.exitCode;
-    if (this.#lock?.frame !== undefined) this.#assembler.flushPartial(this.#sink);
-    else this.#assembler.discardPartial(); // the prompt the program left, not output
-    this.#flush();
+    this.#output.programExited(this.#lock?.frame !== undefined);
     for (const watcher of [...this.#exitWatchers]) watcher();
     if (this.#readyFrame !== undefined) {
       const output = this.#readyFrame.finish().output;
@@ -596,7 +364,8 @@ export class Session {
     if (this.#state !== "closed") this.#state = "exited";
     this.#failQueued();
     this.#emitEvent({ type: "exit", exitCode: this.#exitCode, message: `'${this.#options.command}' exited with code ${this.#exitCode}` });
-    this.#endStreams();
+    this.#output.endStreams();
+    for (const stream of this.#eventStreams) stream.end();
     this.#detector.dispose?.();
     this.#exit.resolve();
   }
@@ -707,11 +476,7 @@ export class Session {
       return;
     }
     run.frame = new FrameCollector(this.#options.maxOutputBytes);
-    this.#echo = this.#genericEcho ? new EchoFilter(run.code) : undefined;
-    this.#liveGate = this.#detector.markPrefix !== undefined;
-    this.#lastPartial = "";
-    this.#publishInput(this.#typed.take() ?? "");
-    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${run.code}\n`);
+    this.#output.startCell(run.code);
     this.#lastInputAt = performance.now();
     this.#pty?.write(bytes);
     this.#inputTimer ??= setInterval(() => {
@@ -800,8 +565,7 @@ export class Session {
       let result = run.result;
       if (result === undefined) {
         if (run.frame !== undefined) {
-          this.#assembler.flushPartial(this.#sink);
-          this.#flush();
+          this.#output.flushPartial();
           run.frame.collecting = true;
           run.frame.add(`${note}\n`);
         }
@@ -847,7 +611,7 @@ export class Session {
     let output = finished?.output ?? "";
     if (status === "awaiting_input") {
       // The question is usually an unfinished line: show it.
-      const partial = frame?.collecting === true ? this.#assembler.partialLine : "";
+      const partial = frame?.collecting === true ? this.#output.partialLine : "";
       output = output === "" || partial === "" ? output + partial : `${output}\n${partial}`;
     }
     // One object literal, built once: this runs for every cell.
@@ -934,7 +698,7 @@ export class Session {
         // Over ssh a Ctrl-C still on its way (typed again just before the prompt came back) lands a round trip later.
         const now = performance.now();
         if (now >= deadline || this.#exited || this.#closing !== undefined) return;
-        if (now - Math.max(this.#lastOutputAt, sentAt) >= settleMs && (remote || this.#waitingForInput() !== false)) return;
+        if (now - Math.max(this.#output.lastOutputAt, sentAt) >= settleMs && (remote || this.#waitingForInput() !== false)) return;
       }
     })();
     this.#settlingInterrupt = settling;
@@ -955,8 +719,7 @@ export class Session {
       this.#interruptSentAt = undefined;
     }
     this.#stopInputChecks();
-    this.#echo = undefined;
-    this.#liveGate = false;
+    this.#output.endCell();
     if (this.#state === "busy" || this.#state === "timed_out") this.#state = "idle";
     queueMicrotask(() => this.#startNext());
   }
@@ -988,7 +751,7 @@ export class Session {
     const run = this.#lock;
     const pid = this.#pty?.pid;
     if (run === undefined || pid === undefined || run.status !== "running" || run.stopping !== undefined || run.result !== undefined) return;
-    const quietMs = performance.now() - Math.max(this.#lastOutputAt, this.#lastInputAt);
+    const quietMs = performance.now() - Math.max(this.#output.lastOutputAt, this.#lastInputAt);
     if (quietMs < INPUT_QUIET_MS) return;
     // A cell over ssh or in a container: the local foreground (ssh) says nothing about the far program.
     const local = this.#detector.interruptByKey?.() !== true;
@@ -996,8 +759,8 @@ export class Session {
     if (!blocked) return;
     // The program may have printed its prompt (the frame's end) just before it blocked: let the event
     // loop read what the terminal holds first; anything new means it was not waiting on the cell's behalf.
-    const outputAt = this.#lastOutputAt;
-    const stillWaiting = (): boolean => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined && this.#lastOutputAt === outputAt;
+    const outputAt = this.#output.lastOutputAt;
+    const stillWaiting = (): boolean => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined && this.#output.lastOutputAt === outputAt;
     setImmediate(() => {
       if (!stillWaiting()) return;
       setImmediate(() => {
@@ -1186,7 +949,7 @@ export class Session {
    */
   press(...keys: string[]): void {
     if (keys.length === 0) throw invalidArgument("Expected at least one key name, e.g. press(\"enter\")");
-    const bytes = encodeKeys(keys, { applicationCursor: this.#syncScreen().applicationCursorKeys });
+    const bytes = encodeKeys(keys, { applicationCursor: this.#output.screen().applicationCursorKeys });
     this.write(bytes);
   }
 
@@ -1197,7 +960,7 @@ export class Session {
    */
   paste(text: string): void {
     requiredString(text, "text");
-    this.write(this.#syncScreen().bracketedPaste ? `\x1b[200~${text}\x1b[201~` : text);
+    this.write(this.#output.screen().bracketedPaste ? `\x1b[200~${text}\x1b[201~` : text);
   }
 
   /**
@@ -1211,7 +974,7 @@ export class Session {
    */
   screen(options: { readonly styled?: boolean } = {}): string {
     this.#assertNotClosedByUser();
-    return options.styled === true ? this.#syncScreen().styledText() : this.#syncScreen().text();
+    return options.styled === true ? this.#output.screen().styledText() : this.#output.screen().text();
   }
 
   /**
@@ -1221,7 +984,7 @@ export class Session {
    */
   cursor(): { readonly x: number; readonly y: number; readonly alternateScreen: boolean } {
     this.#assertNotClosedByUser();
-    const screen = this.#syncScreen();
+    const screen = this.#output.screen();
     return { ...screen.cursor, alternateScreen: screen.alternateScreen };
   }
 
@@ -1233,7 +996,7 @@ export class Session {
     this.#assertOpen();
     this.#pty?.resize(cols, rows);
     // Output so far was drawn at the old size: the emulator takes it in before it resizes.
-    this.#syncScreen().resize(cols, rows);
+    this.#output.resize(cols, rows);
     this.#size = { cols, rows };
     for (const recording of this.#recordings) recording.resize(cols, rows);
   }
@@ -1266,7 +1029,7 @@ export class Session {
     if (signal?.aborted === true) return Promise.reject(signal.reason);
     if (on === "screen") return this.#expectOnScreen(pattern, timeoutMs, signal);
     const found = defer<ExpectMatch>();
-    const expectation = new Expectation(pattern, this.#assembler.partialLine);
+    const expectation = new Expectation(pattern, this.#output.partialLine);
     const check = (line: string | undefined, partial: string) => {
       const match = expectation.feed(line, partial);
       if (match === undefined) return;
@@ -1275,7 +1038,7 @@ export class Session {
     };
     const timer = setLongTimeout(() => {
       finish();
-      const recent = expectation.recent(this.#assembler.partialLine);
+      const recent = expectation.recent(this.#output.partialLine);
       found.reject(new CellTimeoutError(`expect(${String(pattern)}) saw no match within ${timeoutMs} ms in session '${this.#options.name}'; see recentOutput for what came instead`, recent));
     }, timeoutMs);
     const onAbort = () => {
@@ -1287,13 +1050,13 @@ export class Session {
       found.reject(new SessionClosedError(this.#options.name, "ended before the expected text came"));
     };
     const finish = () => {
-      this.#lineWatchers.delete(check);
+      unwatch();
       this.#exitWatchers.delete(onExit);
       timer.clear();
       signal?.removeEventListener("abort", onAbort);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    this.#lineWatchers.add(check);
+    const unwatch = this.#output.watchLines(check);
     this.#exitWatchers.add(onExit);
     return found.promise;
   }
@@ -1302,7 +1065,7 @@ export class Session {
   #expectOnScreen(pattern: string | RegExp, timeoutMs: number, signal: AbortSignal | undefined): Promise<ExpectMatch> {
     const regex = typeof pattern === "string" ? undefined : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
     const matchScreen = (): ExpectMatch | undefined => {
-      const text = this.#syncScreen().text();
+      const text = this.#output.screen().text();
       if (regex === undefined) {
         const index = text.indexOf(pattern as string);
         return index === -1 ? undefined : { match: pattern as string, groups: [], before: text.slice(0, index) };
@@ -1325,7 +1088,7 @@ export class Session {
       throttle ??= setTimeout(check, SCREEN_EXPECT_INTERVAL_MS);
     };
     const timer = setLongTimeout(() => {
-      const last = this.#screen?.text() ?? "";
+      const last = this.#output.lastScreenText();
       finish();
       found.reject(new CellTimeoutError(`expect(${String(pattern)}, { on: "screen" }) did not see it on the screen within ${timeoutMs} ms in session '${this.#options.name}'; recentOutput is the last screen`, last));
     }, timeoutMs);
@@ -1391,15 +1154,7 @@ export class Session {
   output(options: OutputOptions = {}): AsyncIterableIterator<string> {
     const given = optionsObject(options, ["raw", "signal"], "output options");
     const signal = optionalSignal(given["signal"]);
-    const streams = optionalBoolean(given["raw"], "raw") === true ? this.#rawStreams : this.#cleanStreams;
-    const queue = new BoundedQueue<string>({
-      maxUnits: STREAM_BUFFER_BYTES,
-      sizeOf: (chunk) => chunk.length,
-      droppedItem: (dropped) => `[agent-tty: dropped ${dropped} bytes]`,
-      onDone: () => streams.delete(queue),
-    });
-    if (this.#exited || this.#closing !== undefined) queue.end();
-    else streams.add(queue);
+    const queue = this.#output.stream(optionalBoolean(given["raw"], "raw") === true, !this.#exited && this.#closing === undefined);
     signal?.addEventListener("abort", () => queue.end(), { once: true });
     return queue;
   }
@@ -1483,18 +1238,13 @@ export class Session {
   recordInput(line: string): void {
     requiredString(line, "line");
     this.#assertOpen();
-    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line.replace(/\r?\n$/, "")}\n`);
-  }
-
-  /** An input line in the transcript, on a line of its own (nothing for an empty one). */
-  #publishInput(line: string): void {
-    if (line !== "") this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`);
+    this.#output.recordInput(line.replace(/\r?\n$/, ""));
   }
 
   /** The last `lines` lines of the clean transcript, `\n`-joined. */
   history(lines = 100): string {
     optionalPositive(lines, "lines", { integer: true });
-    return this.#transcript.lastLines(lines);
+    return this.#output.history(lines);
   }
 
   #event(fields: SessionEventFields): SessionEvent {
@@ -1560,11 +1310,6 @@ export class Session {
     );
     this.#recordings.add(recording);
     return recording;
-  }
-
-  #endStreams(): void {
-    for (const stream of [...this.#rawStreams, ...this.#cleanStreams]) stream.end();
-    for (const stream of this.#eventStreams) stream.end();
   }
 
   // ── State and lifecycle ─────────────────────────────────────────────
@@ -1641,7 +1386,7 @@ export class Session {
 
   /** Milliseconds since the program last printed anything. */
   get quietMs(): number {
-    return performance.now() - this.#lastOutputAt;
+    return performance.now() - this.#output.lastOutputAt;
   }
 
   #assertOpen(): void {
@@ -1681,7 +1426,7 @@ export class Session {
     }
     this.#state = "closed";
     this.#detector.dispose?.();
-    this.#screen?.dispose();
+    this.#output.dispose();
     for (const recording of [...this.#recordings]) recording.stop();
   }
 

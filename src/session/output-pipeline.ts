@@ -1,0 +1,441 @@
+import type { CellControl } from "../cell.js";
+import type { DetectorInput, FeedResult, FrameDetector, FrameEnd, Verdict } from "../detect/types.js";
+import { toVerdict } from "../detect/verdict.js";
+import type { FrameCollector } from "../frame.js";
+import { BoundedQueue } from "../internal/bounded-queue.js";
+import { afterLastQuery, QueryAnswers, TERMINAL_QUERY } from "../pty/query-answers.js";
+import { EchoFilter } from "../terminal/echo-filter.js";
+import { LineAssembler, type LineSink } from "../terminal/line-assembler.js";
+import { PromptEcho } from "../terminal/prompt-echo.js";
+import { Screen } from "../terminal/screen.js";
+import { Transcript } from "../terminal/transcript.js";
+
+/** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
+const SCREEN_BATCH_CHARS = 1 << 16;
+/** Bytes one `output()` consumer may fall behind before output is dropped (and said so). */
+const STREAM_BUFFER_BYTES = 8 << 20;
+
+/** What the output pipeline asks of the session it serves (see {@link OutputPipeline}). */
+export interface OutputPipelineHost {
+  /** The frame output goes to now: the active cell's, the one before the first prompt, or none (between cells). */
+  frame(): FrameCollector | undefined;
+  /** The live consumers of the cell whose frame that is; `undefined` while no cell holds the lock. */
+  cellControl(): CellControl | undefined;
+  /** The detector said the frame ended (the program is ready for the next cell). */
+  endFrame(end: FrameEnd): void;
+  /** The detector threw, or its Promise rejected. */
+  detectorFailed(error: unknown): void;
+  /** Terminal text as it arrived, before anything else sees it (the `data` event, recordings). */
+  raw(text: string): void;
+  /** Writes a terminal's answer to one of the program's queries (cursor position, device attributes). */
+  answer(text: string): void;
+  /** Whether the program put the terminal in raw mode (it waits for a query's answer then). */
+  isRaw(): Promise<boolean>;
+}
+
+/** A watcher of clean lines: `line` is a complete line, or `undefined` with the new unfinished `partial` line. */
+export type LineWatcher = (line: string | undefined, partial: string) => void;
+
+/**
+ * Turns what a program prints into what a session reports: terminal text in,
+ * then clean lines (escape sequences, redraws and the cell's echo removed),
+ * the detector fed every chunk, line and mark and its verdicts applied to the
+ * current frame, the clean transcript (`history()`), the `output()` streams,
+ * and the terminal emulator behind `screen()` brought up to date lazily.
+ *
+ * It knows nothing of locks or timeouts: the frame to fill and the end of a
+ * frame are its host's (the session's cell lifecycle).
+ *
+ * @internal
+ */
+export class OutputPipeline {
+  readonly #host: OutputPipelineHost;
+  readonly #detector: FrameDetector;
+  readonly #assembler: LineAssembler;
+  readonly #transcript = new Transcript();
+  /** Commands typed at the prompt outside cells, read from their echo for the transcript. */
+  readonly #typed = new PromptEcho();
+  readonly #sink: LineSink;
+  readonly #genericEcho: boolean;
+  #screen: Screen | undefined;
+  /** Answers to the program's terminal queries, made with the screen. */
+  #queryAnswers: QueryAnswers | undefined;
+  #size: { cols: number; rows: number };
+  #screenPending: string[] = [];
+  /** Whether each pending chunk is known to be plain text (see `LineAssembler.lastPushPlain`). */
+  #screenPendingPlain: boolean[] = [];
+  #screenPendingChars = 0;
+  #echo: EchoFilter | undefined;
+  /** With a mark-based detector: the cell's output has not started yet (what comes is its echo). */
+  #liveGate = false;
+  #lastPartial = "";
+  /** Outside cells, with a mark-based detector: true between an output-end and the next output-start (prompt and echo). */
+  #idleNoise = false;
+  #atLineStart = true;
+  #ended = false;
+  #lastOutputAt = 0;
+  readonly #rawStreams = new Set<BoundedQueue<string>>();
+  readonly #cleanStreams = new Set<BoundedQueue<string>>();
+  readonly #lineWatchers = new Set<LineWatcher>();
+
+  /**
+   * @param detector - fed every chunk, line and mark; its `markPrefix`, `removesEcho` and `linesNeeded` shape the pipeline.
+   * @param size - the terminal's size, for the emulator.
+   */
+  constructor(detector: FrameDetector, size: { cols: number; rows: number }, host: OutputPipelineHost) {
+    this.#host = host;
+    this.#detector = detector;
+    this.#size = { ...size };
+    this.#assembler = new LineAssembler(detector.markPrefix);
+    this.#genericEcho = detector.removesEcho !== true;
+    this.#sink = {
+      line: (text) => this.#onLine(text),
+      segment: (text) => this.#collect(text),
+      mark: (body) => this.#handle(this.#feed({ mark: body })),
+      block: (text, from, to) => this.#onBlock(text, from, to),
+    };
+  }
+
+  /** When the program last printed (`performance.now()`), 0 before it did. */
+  get lastOutputAt(): number {
+    return this.#lastOutputAt;
+  }
+
+  /** The unfinished last line, cleaned (a prompt, a question). */
+  get partialLine(): string {
+    return this.#assembler.partialLine;
+  }
+
+  /** Takes in a chunk of terminal text: everything the program printed passes here once. */
+  push(text: string): void {
+    this.#lastOutputAt = performance.now();
+    this.#host.raw(text);
+    for (const stream of this.#rawStreams) stream.push(text);
+    this.#screenPending.push(text);
+    this.#screenPendingPlain.push(false);
+    this.#screenPendingChars += text.length;
+    this.#queryAnswers?.noteOutput(text);
+    if (text.includes("\x1b") && TERMINAL_QUERY.test(text)) {
+      this.#syncScreen();
+      this.#queryAnswers?.noteOutput(afterLastQuery(text));
+    } else if (this.#screenPendingChars > SCREEN_BATCH_CHARS) this.#syncScreen();
+    this.#host.frame()?.appendRaw(text);
+    this.#handle(this.#feed({ raw: text }));
+    this.#assembler.push(text, this.#sink);
+    // Plain text lets the screen skip the middle of a long burst without looking at it again.
+    const last = this.#screenPending.length - 1;
+    if (this.#assembler.lastPushPlain && this.#screenPending[last] === text) this.#screenPendingPlain[last] = true;
+    this.#flush();
+    const partial = this.#assembler.partialLine;
+    if (partial !== "" && partial !== this.#lastPartial) {
+      this.#lastPartial = partial;
+      this.#typed.partial(partial);
+      for (const watcher of this.#lineWatchers) watcher(undefined, partial);
+      this.#handle(this.#feed({ line: partial, partial: true }));
+    }
+  }
+
+  // ── The screen ─────────────────────────────────────────────────────
+
+  /**
+   * The terminal emulator, brought up to date. It is made on first use (most sessions never need
+   * one); until then output waits for it, and a long burst of plain text is fast-forwarded.
+   */
+  screen(): Screen {
+    return this.#syncScreen();
+  }
+
+  /** The screen's text as last brought up to date, without bringing it up to date ("" before it was made). */
+  lastScreenText(): string {
+    return this.#screen?.text() ?? "";
+  }
+
+  /** The terminal's new size: output so far was drawn at the old one, so the emulator takes it in first. */
+  resize(cols: number, rows: number): void {
+    this.#syncScreen().resize(cols, rows);
+    this.#size = { cols, rows };
+  }
+
+  #syncScreen(): Screen {
+    this.#screen ??= this.#makeScreen();
+    const pending = this.#screenPending;
+    if (pending.length > 0) {
+      const plain = this.#screenPendingPlain;
+      this.#screenPending = [];
+      this.#screenPendingPlain = [];
+      this.#screenPendingChars = 0;
+      // Runs of chunks known to be plain, and the others, each written in one go.
+      let start = 0;
+      for (let end = 1; end <= pending.length; end++) {
+        if (end < pending.length && plain[end] === plain[start]) continue;
+        this.#screen.write(end - start === 1 ? (pending[start] as string) : pending.slice(start, end).join(""), plain[start] === true);
+        start = end;
+      }
+    }
+    return this.#screen;
+  }
+
+  #makeScreen(): Screen {
+    const screen = new Screen({ cols: this.#size.cols, rows: this.#size.rows });
+    // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
+    // gives, when they wait for them; otherwise the answer would be typed into the next command.
+    this.#queryAnswers ??= new QueryAnswers({
+      isRaw: () => this.#host.isRaw(),
+      write: (answer) => {
+        if (!this.#ended) this.#host.answer(answer);
+      },
+    });
+    const answers = this.#queryAnswers;
+    screen.onResponse((answer) => answers.push(answer));
+    return screen;
+  }
+
+  // ── Lines and the detector ─────────────────────────────────────────
+
+  #onLine(text: string): void {
+    this.#lastPartial = "";
+    for (const watcher of this.#lineWatchers) watcher(text, "");
+    if (this.#host.frame() === undefined && this.#typed.line(text) !== undefined && !this.#idleNoise) {
+      // A command typed at the prompt outside any cell: the transcript shows it without the prompt.
+      this.#publishInput(this.#typed.take() ?? "");
+      this.#handle(this.#feed({ line: text, partial: false }));
+      return;
+    }
+    const verdict = this.#feed({ line: text, partial: false });
+    if (verdict?.kind === "echo") return;
+    if (verdict?.kind === "output-start" || verdict?.kind === "output-end") {
+      this.#handle(verdict);
+      if (verdict.kind === "output-end") this.#collect(`${text}\n`);
+      return;
+    }
+    if (this.#echo?.isEcho(text) !== true) this.#collect(`${text}\n`);
+    this.#handle(verdict);
+  }
+
+  /**
+   * Complete lines of plain output at once (see `LineSink.block`): added to the frame in one piece
+   * when nothing needs them one by one (no `expect()` waiting, no echo left to remove, and the
+   * detector needs only the last few: those go line by line). Returns how far it took them.
+   */
+  #onBlock(text: string, from: number, to: number): number {
+    const frame = this.#host.frame();
+    if (frame === undefined || !frame.collecting || this.#lineWatchers.size > 0 || this.#echo?.done === false) return from;
+    const needed = this.#detector.linesNeeded?.() ?? Infinity;
+    if (!(needed < Infinity)) return from;
+    let split = to;
+    for (let line = 0; line < needed && split > from; line++) split = Math.max(from, text.lastIndexOf("\n", split - 2) + 1);
+    if (split === from) return from;
+    this.#lastPartial = "";
+    frame.addMirrored(text.slice(from, split).replaceAll("\r\n", "\n"), text, from, split);
+    return split;
+  }
+
+  #collect(text: string): void {
+    const frame = this.#host.frame();
+    if (frame !== undefined) frame.add(text);
+    else if (!this.#idleNoise) this.#publishClean(text);
+  }
+
+  /** Moves the clean text of the current chunk to the frame, the cell's consumers and the transcript. */
+  #flush(): void {
+    const frame = this.#host.frame();
+    if (frame === undefined) return;
+    const text = frame.flush();
+    if (text === "") return;
+    const control = this.#host.cellControl();
+    if (control === undefined || this.#liveGate) return;
+    control.push(text);
+    this.#publishClean(text);
+  }
+
+  /** An input line in the transcript, on a line of its own (nothing for an empty one). */
+  #publishInput(line: string): void {
+    if (line !== "") this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`);
+  }
+
+  #publishClean(text: string): void {
+    if (text === "") return;
+    this.#atLineStart = text.endsWith("\n");
+    this.#transcript.append(text);
+    for (const stream of this.#cleanStreams) stream.push(text);
+  }
+
+  /** Feeds the detector and reads its answer as a {@link Verdict} (the one place that accepts the first form's shapes). */
+  #feed(input: DetectorInput): Verdict | undefined {
+    try {
+      const result = this.#detector.feed(input);
+      if (result instanceof Promise) {
+        this.#lateVerdict(result);
+        return undefined;
+      }
+      return toVerdict(result);
+    } catch (error) {
+      this.#host.detectorFailed(error);
+      return undefined;
+    }
+  }
+
+  /** A user's detector answered with a Promise: its frame end counts only while the same frame is open. */
+  #lateVerdict(result: Promise<FeedResult>): void {
+    const frame = this.#host.frame();
+    result.then(
+      (late) => {
+        const verdict = toVerdict(late);
+        if (verdict?.kind === "end" && this.#host.frame() === frame) this.#host.endFrame(verdict);
+      },
+      (error: unknown) => this.#host.detectorFailed(error),
+    );
+  }
+
+  #handle(verdict: Verdict | undefined): void {
+    if (verdict === undefined || verdict.kind === "echo") return;
+    if (verdict.kind === "end") {
+      this.#host.endFrame(verdict);
+      return;
+    }
+    const frame = this.#host.frame();
+    if (frame === undefined) {
+      // A command typed outside any cell: show its output, not the prompt and echo around it.
+      if (verdict.kind === "output-start") {
+        this.#assembler.discardPartial();
+        this.#publishInput(this.#typed.take() ?? "");
+      } else this.#assembler.flushPartial(this.#sink);
+      this.#idleNoise = verdict.kind === "output-end";
+      return;
+    }
+    if (verdict.kind === "output-start") {
+      frame.discard();
+      this.#assembler.discardPartial();
+      this.#lastPartial = "";
+      this.#liveGate = false;
+      frame.collecting = true;
+    } else if (frame.collecting || verdict.note !== undefined) {
+      // A note without a start (the detector found out late that no command ran): the rest was echo.
+      if (!frame.collecting) frame.discard();
+      this.#assembler.flushPartial(this.#sink);
+      this.#lastPartial = "";
+      if (verdict.note !== undefined) frame.add(`${verdict.note}\n`);
+      this.#flush();
+      frame.collecting = false;
+    }
+  }
+
+  // ── Cells ───────────────────────────────────────────────────────────
+
+  /**
+   * A cell's code is about to be typed (its frame is the host's from now on): its input line goes
+   * to the transcript, and its echo will be removed from what follows.
+   */
+  startCell(code: string): void {
+    this.#echo = this.#genericEcho ? new EchoFilter(code) : undefined;
+    this.#liveGate = this.#detector.markPrefix !== undefined;
+    this.#lastPartial = "";
+    this.#publishInput(this.#typed.take() ?? "");
+    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${code}\n`);
+  }
+
+  /** The cell's lock was released: no echo is expected any more. */
+  endCell(): void {
+    this.#echo = undefined;
+    this.#liveGate = false;
+  }
+
+  /**
+   * A frame ended (the program is at its prompt): what was typed at the last prompt and started
+   * nothing (cancelled, refused) goes to the transcript as it was; with marks, what follows until
+   * the next output is prompt and echo.
+   */
+  frameEnded(): void {
+    this.#publishInput(this.#typed.prompted(this.#assembler.partialLine) ?? "");
+    this.#idleNoise = this.#detector.markPrefix !== undefined;
+  }
+
+  /**
+   * The cell's frame ends: its last clean text goes out; when its output never "started" (a syntax
+   * error, no command run: with marks) what was collected is all there is; then the detector's
+   * `note` on how it ended.
+   */
+  closeFrame(frame: FrameCollector, control: CellControl, note: string | undefined): void {
+    this.#flush();
+    if (this.#liveGate) {
+      const text = frame.peek();
+      if (text !== "") {
+        control.push(text);
+        this.#publishClean(`${text}\n`);
+      }
+    }
+    if (note !== undefined) {
+      // After the output ended: the detector's word on how the cell ended.
+      frame.collecting = true;
+      frame.add(`${note}\n`);
+      this.#flush();
+    }
+  }
+
+  /** The unfinished line counts as output: it goes to the frame, then the frame's clean text out. */
+  flushPartial(): void {
+    this.#assembler.flushPartial(this.#sink);
+    this.#flush();
+  }
+
+  /**
+   * The program exited: the unfinished line is output when a cell's frame is open (`keepPartial`),
+   * otherwise the prompt it left, dropped. No query is answered any more.
+   */
+  programExited(keepPartial: boolean): void {
+    this.#ended = true;
+    this.#queryAnswers?.close();
+    if (keepPartial) this.#assembler.flushPartial(this.#sink);
+    else this.#assembler.discardPartial(); // the prompt the program left, not output
+    this.#flush();
+  }
+
+  // ── Consumers ──────────────────────────────────────────────────────
+
+  /**
+   * Adds a line to the clean transcript and streams, as a person saw it typed
+   * (on a line of its own).
+   */
+  recordInput(line: string): void {
+    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`);
+  }
+
+  /** The last `lines` lines of the clean transcript, `\n`-joined. */
+  history(lines: number): string {
+    return this.#transcript.lastLines(lines);
+  }
+
+  /** Calls `watcher` with every clean line, and every new unfinished line; returns how to stop. */
+  watchLines(watcher: LineWatcher): () => void {
+    this.#lineWatchers.add(watcher);
+    return () => this.#lineWatchers.delete(watcher);
+  }
+
+  /**
+   * A stream of the output from now on: terminal text (`raw`) or the clean transcript. A consumer
+   * that falls behind gets `[agent-tty: dropped N bytes]` in place of what was lost. Already ended
+   * when `open` is false.
+   */
+  stream(raw: boolean, open: boolean): BoundedQueue<string> {
+    const streams = raw ? this.#rawStreams : this.#cleanStreams;
+    const queue = new BoundedQueue<string>({
+      maxUnits: STREAM_BUFFER_BYTES,
+      sizeOf: (chunk) => chunk.length,
+      droppedItem: (dropped) => `[agent-tty: dropped ${dropped} bytes]`,
+      onDone: () => streams.delete(queue),
+    });
+    if (open) streams.add(queue);
+    else queue.end();
+    return queue;
+  }
+
+  /** Ends every `output()` stream. */
+  endStreams(): void {
+    for (const stream of [...this.#rawStreams, ...this.#cleanStreams]) stream.end();
+  }
+
+  /** Frees the emulator. */
+  dispose(): void {
+    this.#screen?.dispose();
+  }
+}
