@@ -1,20 +1,17 @@
 import { EventEmitter } from "eventemitter3";
 import pTimeout from "p-timeout";
-import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type DecidedBy, type FinalCellStatus } from "./cell.js";
+import type { Cell, CellResult, CellSnapshot } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
-import type { NestedProgram, NestingChange } from "./detect/nested.js";
+import type { NestedProgram } from "./detect/nested.js";
 import type { ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan } from "./detect/types.js";
 import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
 import type { SessionEvent, SessionEventFields, SessionEvents } from "./events.js";
 import { Expectation, type ExpectMatch } from "./expect.js";
-import { setLongTimeout, type LongTimeout } from "./internal/long-timeout.js";
-import { defineRaw, FrameCollector } from "./frame.js";
-import { cellId } from "./internal/cell-id.js";
+import { setLongTimeout } from "./internal/long-timeout.js";
+import { FrameCollector } from "./frame.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
-import { settleWithin } from "./internal/settle-within.js";
-import { CappedMap } from "./internal/capped-map.js";
-import { normalizeCellOptions, normalizeCode, normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
+import { normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
 import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive, requiredString, optionalString } from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
@@ -23,6 +20,7 @@ import { terminalIsRaw } from "./pty/termios.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
 import { encodeKeys } from "./terminal/keys.js";
 import { Recording, type RecordOptions } from "./record/recording.js";
+import { CellLifecycle } from "./session/cell-lifecycle.js";
 import { OutputPipeline } from "./session/output-pipeline.js";
 
 /** Where a session stands. */
@@ -82,63 +80,8 @@ export interface OutputOptions {
   readonly signal?: AbortSignal;
 }
 
-type NormalizedCellOptions = ReturnType<typeof normalizeCellOptions>;
-
-/** One cell's life inside the session. */
-interface CellRun {
-  readonly id: string;
-  readonly code: string;
-  readonly options: NormalizedCellOptions;
-  readonly cell: Cell;
-  readonly control: CellControl;
-  startedAt: Date;
-  startTime: number;
-  status: CellStatus;
-  /** The final result, once settled. */
-  result: CellResult | undefined;
-  /** The latest `awaiting_input` snapshot. */
-  inputResult: CellResult | undefined;
-  frame: FrameCollector | undefined;
-  timer: LongTimeout | undefined;
-  /** Set while an interrupt waits for the prompt: the status the cell will settle with. */
-  stopping: FinalCellStatus | undefined;
-  /** Pending `run()`/`wait()` callers that also return on awaiting_input. */
-  inputWaiters: Array<Deferred<CellResult>>;
-  settleWaiters: Array<Deferred<CellResult>>;
-  unlisten: (() => void) | undefined;
-}
-
-/** How many settled cells `poll(id)` remembers. */
-const RETAINED_CELLS = 100;
-/** How long an interrupt waits for the prompt before settling the cell (the lock stays held). */
-const INTERRUPT_GRACE_MS = 3_000;
-/** How long `interrupt({ force: true })` waits for the prompt before it releases the lock anyway. */
-const INTERRUPT_FORCE_GRACE_MS = 1_000;
-/** Over ssh (a typed Ctrl-C): how often it is typed again while the prompt does not come back. */
-const REMOTE_INTERRUPT_RESEND_MS = 300;
-/** Over ssh: the quiet after an interrupt before the next cell is typed (a Ctrl-C typed again may still be on its way). */
-const REMOTE_INTERRUPT_SETTLE_MS = 150;
-/** How often a Ctrl-C is sent again while the prompt does not come back. */
-const INTERRUPT_RESEND_MS = 250;
-/**
- * After a Ctrl-C, how long the program must stay quiet (and be seen reading) before the next cell is
- * typed: a Ctrl-C that reached a shell at its prompt makes it redraw, and keys typed meanwhile are lost.
- */
-const INTERRUPT_SETTLE_MS = 20;
-/** The longest wait for that quiet: a program that keeps printing does not hold the next cell for ever. */
-const INTERRUPT_SETTLE_MAX_MS = 1_000;
-/** How long an interrupt watches a shell in the foreground come back to its prompt before taking it for a builtin to Ctrl-C. */
-const SHELL_PROMPT_WAIT_MS = 50;
 /** How often `expect(…, { on: "screen" })` looks at the screen while output arrives. */
 const SCREEN_EXPECT_INTERVAL_MS = 25;
-/** How often a running cell checks whether the program waits for input. */
-const INPUT_CHECK_MS = 50;
-/** Processes of the terminal's session are counted every this many input checks (half a second). */
-const PROCESS_CHECK_EVERY = 10;
-/** Quiet time before a program blocked reading the terminal counts as awaiting input. */
-const INPUT_QUIET_MS = 150;
-/** Where /proc cannot tell, quiet time alone decides (a guess, so a longer one). */
-const INPUT_FALLBACK_QUIET_MS = 1_500;
 /** Events one `events()` consumer may fall behind. */
 const EVENT_BUFFER_COUNT = 10_000;
 
@@ -163,34 +106,22 @@ export class Session {
   readonly #output: OutputPipeline;
   #pty: PtyProcess | undefined;
   #size: { cols: number; rows: number };
-  #state: SessionState = "starting";
+  /** Starting, running (`"idle"`: the cells' lock says more), exited or closed. */
+  #state: "starting" | "idle" | "exited" | "closed" = "starting";
   #exitCode: number | null = null;
   #exited = false;
   #readyFrame: FrameCollector | undefined = new FrameCollector(1 << 16);
   #ready: Deferred<void> = defer();
-  #lock: CellRun | undefined;
-  readonly #queue: CellRun[] = [];
-  readonly #settled = new CappedMap<string, CellRun>(RETAINED_CELLS);
-  #lastRun: CellRun | undefined;
+  /** The cells: lock, queue, timeouts, interrupts, settling. */
+  readonly #cells: CellLifecycle;
   #exit: Deferred<void> = defer();
   #closing: Promise<void> | undefined;
   /** Why the session was ended from inside (the fork-bomb guard), added to the output of the cell it cut. */
   #exitNote: string | undefined;
-  #inputTicks = 0;
   readonly #eventStreams = new Set<BoundedQueue<SessionEvent>>();
   readonly #exitWatchers = new Set<() => void>();
-  /** False after input that submits something (Enter, Ctrl-C) was typed outside a cell, until the next prompt. */
-  #atPrompt = true;
-  /** A cell waiting for the prompt before it is written. */
-  #held: CellRun | undefined;
-  /** When a Ctrl-C of an interrupt was last written, until the cell it stopped is released. */
-  #interruptSentAt: number | undefined;
-  /** While set, the program is still taking in an interrupt: the next cell is held (see INTERRUPT_SETTLE_MS). */
-  #settlingInterrupt: Promise<void> | undefined;
   /** Holds of people who took the terminal over: agent cells are refused while any is held. */
   #humanHolds = 0;
-  #lastInputAt = 0;
-  #inputTimer: NodeJS.Timeout | undefined;
   /** Recordings in progress (`record()`), fed every output, input, resize and cell mark. */
   readonly #recordings = new Set<Recording>();
   /** The TERM the program sees, for recording headers. */
@@ -202,8 +133,8 @@ export class Session {
     this.#size = { cols: options.cols, rows: options.rows };
     this.#detector = detector;
     this.#output = new OutputPipeline(detector, this.#size, {
-      frame: () => this.#lock?.frame ?? this.#readyFrame,
-      cellControl: () => this.#lock?.control,
+      frame: () => this.#cells.frame ?? this.#readyFrame,
+      cellControl: () => this.#cells.control,
       endFrame: (end) => this.#endFrame(end),
       detectorFailed: (error) => this.#detectorFailed(error),
       raw: (text) => {
@@ -212,6 +143,18 @@ export class Session {
       },
       answer: (text) => this.#pty?.write(text),
       isRaw: () => terminalIsRaw(this.#pty?.ptsName),
+    });
+    this.#cells = new CellLifecycle(options, detector, this.#output, {
+      write: (data) => this.#pty?.write(data),
+      pid: () => this.#pty?.pid,
+      exited: () => this.#exited,
+      closing: () => this.#closing !== undefined,
+      assertOpen: () => this.#assertOpen(),
+      heldByHuman: () => this.#humanHolds > 0,
+      waitingForInput: () => this.#waitingForInput(),
+      checkProcesses: () => this.#checkProcesses(),
+      emit: (fields) => this.#emitEvent(fields),
+      detectorFailed: (error) => this.#detectorFailed(error),
     });
   }
 
@@ -297,7 +240,7 @@ export class Session {
 
   #onData(text: string): void {
     this.#output.push(text);
-    if (this.#lock?.status === "awaiting_input") this.#setStatus(this.#lock, "running");
+    this.#cells.resume();
   }
 
   #detectorFailed(error: unknown): void {
@@ -313,31 +256,14 @@ export class Session {
       this.#ready.resolve();
       return;
     }
-    const run = this.#lock;
-    const frame = run?.frame;
-    if (run === undefined || frame === undefined) {
-      this.#atPrompt = true;
-      if (run !== undefined && this.#held === run && this.#settlingInterrupt === undefined) this.#writeHeld(run);
-      return;
-    }
-    this.#output.closeFrame(frame, run.control, end.note);
-    run.frame = undefined;
-    const status = run.stopping ?? "done";
-    this.#settle(run, status, frame, {
-      exitCode: status === "done" ? (end.exitCode ?? null) : null,
-      cwd: end.cwd,
-      nested: end.nested,
-      dropLines: end.dropLines,
-      decidedBy: run.stopping === undefined ? decidedBy : run.stopping === "timeout" ? "timeout" : "interrupt",
-    });
-    this.#release(run);
+    this.#cells.frameEnded(end, decidedBy);
   }
 
   #onExit(exit: PtyExit): void {
     this.#exited = true;
-    this.#stopInputChecks();
+    this.#cells.stopChecks();
     this.#exitCode = exit.signal !== undefined && exit.signal !== 0 && exit.exitCode === 0 ? null : exit.exitCode;
-    this.#output.programExited(this.#lock?.frame !== undefined);
+    this.#output.programExited(this.#cells.frame !== undefined);
     for (const watcher of [...this.#exitWatchers]) watcher();
     if (this.#readyFrame !== undefined) {
       const output = this.#readyFrame.finish().output;
@@ -353,16 +279,8 @@ export class Session {
         ),
       );
     }
-    const run = this.#lock;
-    if (run !== undefined) {
-      const frame = run.frame;
-      run.frame = undefined;
-      if (this.#exitNote !== undefined) frame?.add(`${this.#exitNote}\n`);
-      this.#settle(run, "exited", frame, { exitCode: this.#exitCode, decidedBy: "exit" });
-      this.#lock = undefined;
-    }
     if (this.#state !== "closed") this.#state = "exited";
-    this.#failQueued();
+    this.#cells.programExited(this.#exitCode, this.#exitNote);
     this.#emitEvent({ type: "exit", exitCode: this.#exitCode, message: `'${this.#options.command}' exited with code ${this.#exitCode}` });
     this.#output.endStreams();
     for (const stream of this.#eventStreams) stream.end();
@@ -380,9 +298,7 @@ export class Session {
    * @throws {SessionClosedError} (rejects) the session is closed or the program exited.
    */
   async run(code: string, options?: CellOptions): Promise<CellResult> {
-    const run = this.#createRun(code, options);
-    if (!run.options.untilInput) return run.cell.result;
-    return this.#nextSettlePoint(run, true);
+    return this.#cells.run(code, options);
   }
 
   /**
@@ -393,340 +309,7 @@ export class Session {
    * @throws {SessionClosedError} the session is closed or the program exited.
    */
   fire(code: string, options?: CellOptions): Cell {
-    return this.#createRun(code, options).cell;
-  }
-
-  #createRun(code: string, options: CellOptions | undefined): CellRun {
-    const normalizedCode = normalizeCode(code);
-    const normalized = normalizeCellOptions(options, this.#options.timeoutMs);
-    this.#assertOpen();
-    if (normalized.signal?.aborted === true) throw normalized.signal.reason;
-    if (this.#humanHolds > 0) throw new HumanControlError(this.#options.name);
-    const holder = this.#lock ?? this.#queue[this.#queue.length - 1];
-    if (holder !== undefined && !normalized.queue) {
-      throw new SessionBusyError(this.#options.name, (this.#lock ?? holder).id, this.#state === "timed_out");
-    }
-    const id = cellId();
-    let control!: CellControl;
-    const queued = holder !== undefined;
-    const run: CellRun = {
-      id,
-      code: normalizedCode,
-      options: normalized,
-      cell: new Cell(id, normalizedCode, queued ? "queued" : "running", () => this.#snapshotOutput(run), (given) => {
-        control = given;
-      }),
-      control: undefined as unknown as CellControl,
-      startedAt: new Date(),
-      startTime: performance.now(),
-      status: queued ? "queued" : "running",
-      result: undefined,
-      inputResult: undefined,
-      frame: undefined,
-      timer: undefined,
-      stopping: undefined,
-      inputWaiters: [],
-      settleWaiters: [],
-      unlisten: undefined,
-    };
-    (run as { control: CellControl }).control = control;
-    if (queued) {
-      this.#queue.push(run);
-      this.#emitEvent({ type: "fired", cellId: id, status: "queued" });
-      this.#watchAbort(run);
-    } else {
-      this.#begin(run);
-    }
-    return run;
-  }
-
-  #snapshotOutput(run: CellRun): string {
-    if (run.result !== undefined) return run.result.output;
-    return run.frame?.peek() ?? "";
-  }
-
-  #begin(run: CellRun): void {
-    this.#lock = run;
-    this.#state = "busy";
-    run.startedAt = new Date();
-    run.startTime = performance.now();
-    this.#setStatus(run, "running");
-    this.#armTimeout(run, run.options.timeoutMs);
-    if (run.unlisten === undefined) this.#watchAbort(run);
-    this.#emitEvent({ type: "fired", cellId: run.id, status: "running" });
-    if ((!this.#atPrompt && this.#detector.tracksPrompt === true) || this.#settlingInterrupt !== undefined) {
-      // A command typed outside any cell still runs: its prompt comes first. Or an interrupt is still being taken in.
-      this.#held = run;
-      run.frame = undefined;
-      return;
-    }
-    this.#write(run);
-  }
-
-  /** Writes the cell to the terminal; its frame starts. */
-  #write(run: CellRun): void {
-    if (this.#lock !== run || run.result !== undefined) return;
-    let bytes: string;
-    try {
-      bytes = this.#detector.encode?.(run.code) ?? `${run.code}\r`;
-    } catch (error) {
-      this.#detectorFailed(error);
-      this.#settle(run, "interrupted", undefined, { exitCode: null, decidedBy: "detector-error" });
-      this.#release(run);
-      return;
-    }
-    run.frame = new FrameCollector(this.#options.maxOutputBytes);
-    this.#output.startCell(run.code);
-    this.#lastInputAt = performance.now();
-    this.#pty?.write(bytes);
-    this.#inputTimer ??= setInterval(() => {
-      if (++this.#inputTicks % PROCESS_CHECK_EVERY === 0) this.#checkProcesses();
-      this.#checkInput();
-    }, INPUT_CHECK_MS);
-  }
-
-  #armTimeout(run: CellRun, timeoutMs: number): void {
-    run.timer?.clear();
-    run.timer = setLongTimeout(() => this.#onTimeout(run), timeoutMs);
-  }
-
-  #watchAbort(run: CellRun): void {
-    const signal = run.options.signal;
-    if (signal === undefined) return;
-    const onAbort = () => {
-      if (run.status === "queued") {
-        this.#queue.splice(this.#queue.indexOf(run), 1);
-        run.control.fail(signal.reason);
-        return;
-      }
-      void this.#stop(run, "interrupted");
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    run.unlisten = () => signal.removeEventListener("abort", onAbort);
-  }
-
-  #onTimeout(run: CellRun): void {
-    run.timer = undefined;
-    if (this.#lock !== run || run.result !== undefined) return;
-    if (run.options.onTimeout === "interrupt") {
-      void this.#stop(run, "timeout");
-      return;
-    }
-    // The command may still be running: report, but keep the lock until its prompt or interrupt().
-    this.#settle(run, "timeout", run.frame, { exitCode: null, decidedBy: "timeout" }, { keepFrame: true });
-    this.#state = "timed_out";
-  }
-
-  /**
-   * Ctrl-C (or the detector's interrupt), then wait for the prompt; settles `status`. A Ctrl-C can be
-   * lost (a child between fork and exec), so a plain one is sent again until the prompt is back.
-   * If it never comes, the cell settles anyway but the lock stays held (`timed_out`): typing the
-   * next cell into a program that is still running would be worse.
-   */
-  /**
-   * Ctrl-C (or the detector's key) until the frame ends. A program that never shows a prompt its
-   * detector knows keeps the lock, unless it is seen blocked reading the terminal (the safe moment:
-   * the next cell is typed to a program waiting for it) or `force` is given: then the lock is
-   * released and the result says so. Resolves that result when the cell had already reported one.
-   */
-  async #stop(run: CellRun, status: FinalCellStatus, how: { force?: boolean } = {}): Promise<CellResult | undefined> {
-    if (this.#lock !== run) return undefined;
-    run.stopping ??= run.result?.status === "timeout" ? "timeout" : status;
-    run.timer?.clear();
-    run.timer = undefined;
-    const sequence = this.#detector.interruptSequence?.() ?? "\x03";
-    // A cell over ssh (or in a container) is interrupted by typing: the local foreground job is ssh itself.
-    const byKey = sequence !== "\x03" || this.#detector.interruptByKey?.() === true;
-    if (!byKey) await this.#interruptShellJob(run);
-    else {
-      this.#interruptSentAt = performance.now();
-      this.#pty?.write(sequence);
-    }
-    const resend = !byKey
-      ? setInterval(() => void this.#interruptShellJob(run), INTERRUPT_RESEND_MS)
-      : sequence === "\x03"
-        ? // Over ssh a Ctrl-C can be lost too (the far command between fork and exec): typed again, rarely,
-          // as a round trip may still be bringing the prompt back.
-          setInterval(() => {
-            if (this.#lock !== run || this.#exited) return;
-            this.#interruptSentAt = performance.now();
-            this.#pty?.write(sequence);
-          }, REMOTE_INTERRUPT_RESEND_MS)
-        : undefined;
-    await settleWithin(this.#whenReleased(run), how.force === true ? INTERRUPT_FORCE_GRACE_MS : INTERRUPT_GRACE_MS, undefined);
-    clearInterval(resend);
-    if (this.#lock !== run) return undefined;
-    // Over ssh the local ssh always looks like it reads: only force releases a remote cell.
-    const reading = this.#detector.interruptByKey?.() !== true && this.#waitingForInput() === true;
-    if (reading || how.force === true) {
-      const note = reading
-        ? "[agent-tty: no prompt this session knows came back after Ctrl-C, but the program is waiting for input: the session was released]"
-        : "[agent-tty: interrupt({ force: true }) released the session; the program was not seen waiting for input, so the next cell may be typed into a running command]";
-      let result = run.result;
-      if (result === undefined) {
-        if (run.frame !== undefined) {
-          this.#output.flushPartial();
-          run.frame.collecting = true;
-          run.frame.add(`${note}\n`);
-        }
-        result = this.#settle(run, run.stopping, run.frame, { exitCode: null, decidedBy: "interrupt" });
-      } else {
-        // The cell reported before (a timeout that kept the lock): its release is reported as an interrupt.
-        const earlier = result;
-        result = { ...earlier, status: "interrupted", exitCode: null, decidedBy: "interrupt", output: earlier.output === "" ? note : `${earlier.output}\n${note}` } as CellResult;
-      }
-      this.#release(run);
-      return result;
-    }
-    if (run.result === undefined) {
-      this.#settle(run, run.stopping, run.frame, { exitCode: null, decidedBy: "interrupt" }, { keepFrame: true });
-      this.#state = "timed_out";
-    }
-    return undefined;
-  }
-
-  #whenReleased(run: CellRun): Promise<void> {
-    if (this.#lock !== run) return Promise.resolve();
-    const released = defer<CellResult>();
-    run.settleWaiters.push(released);
-    return released.promise.then(
-      () => undefined,
-      () => undefined,
-    );
-  }
-
-  #settle(
-    run: CellRun,
-    status: FinalCellStatus | "awaiting_input",
-    frame: FrameCollector | undefined,
-    details: { exitCode: number | null; cwd?: string | undefined; nested?: NestingChange | undefined; dropLines?: number | undefined; decidedBy: DecidedBy },
-    how: { keepFrame?: boolean } = {},
-  ): CellResult {
-    if (run.result !== undefined) {
-      // Already reported (a timeout that kept the lock): wake whoever waits for the lock.
-      this.#wake(run, run.result);
-      return run.result;
-    }
-    const finished = frame?.finish(details.dropLines);
-    let output = finished?.output ?? "";
-    if (status === "awaiting_input") {
-      // The question is usually an unfinished line: show it.
-      const partial = frame?.collecting === true ? this.#output.partialLine : "";
-      output = output === "" || partial === "" ? output + partial : `${output}\n${partial}`;
-    }
-    // One object literal, built once: this runs for every cell.
-    const result = {
-      cellId: run.id,
-      code: run.code,
-      status,
-      output,
-      raw: "",
-      exitCode: status === "done" || status === "exited" ? details.exitCode : null,
-      durationMs: Math.round((performance.now() - run.startTime) * 1000) / 1000,
-      truncated: finished?.truncated ?? false,
-      omittedBytes: finished?.omittedBytes ?? 0,
-      rawOmittedBytes: finished?.rawOmittedBytes ?? 0,
-      decidedBy: details.decidedBy,
-      startedAt: run.startedAt,
-    } as CellResult;
-    if (finished !== undefined) defineRaw(result as { raw: string }, finished.raw);
-    if (details.cwd !== undefined) (result as { cwd?: string }).cwd = details.cwd;
-    if (details.nested !== undefined) (result as { nested?: NestingChange }).nested = details.nested;
-    if (status === "awaiting_input") {
-      run.inputResult = result;
-      this.#setStatus(run, status);
-      for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
-      return result;
-    }
-    run.result = result;
-    run.timer?.clear();
-    run.timer = undefined;
-    run.unlisten?.();
-    run.status = status;
-    this.#retain(run);
-    this.#emitEvent({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
-    run.control.finish(result);
-    for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
-    if (!how.keepFrame) this.#wake(run, result);
-    return result;
-  }
-
-  #wake(run: CellRun, result: CellResult): void {
-    for (const waiter of run.settleWaiters.splice(0)) waiter.resolve(result);
-  }
-
-  #setStatus(run: CellRun, status: CellStatus): void {
-    run.status = status;
-    run.control.setStatus(status);
-  }
-
-  #retain(run: CellRun): void {
-    this.#lastRun = run;
-    this.#settled.set(run.id, run);
-  }
-
-  /** The lock is free: the next queued cell starts (after the current chunk is handled). */
-  /** Writes a cell that waited for the prompt (or for an interrupt to settle), or settles it if it was stopped meanwhile. */
-  #writeHeld(run: CellRun): void {
-    this.#held = undefined;
-    if (run.stopping === undefined && run.result === undefined) {
-      queueMicrotask(() => this.#write(run));
-    } else {
-      // Stopped or timed out before it was ever written.
-      const status = run.stopping ?? "timeout";
-      this.#settle(run, status, undefined, { exitCode: null, decidedBy: status === "timeout" ? "timeout" : "interrupt" });
-      this.#release(run);
-    }
-  }
-
-  /**
-   * Holds the next cell until the program has taken in the interrupt's Ctrl-C: quiet for a moment
-   * since both the Ctrl-C and its last output, and reading the terminal where that can be told.
-   */
-  #settleInterrupt(sentAt: number): void {
-    const clear = this.#detector.clearLineSequence?.();
-    if (clear !== undefined && !this.#exited) {
-      this.#pty?.write(clear);
-      sentAt = performance.now();
-    }
-    const remote = this.#detector.interruptByKey?.() === true;
-    const settleMs = remote ? REMOTE_INTERRUPT_SETTLE_MS : INTERRUPT_SETTLE_MS;
-    const settling = (async () => {
-      const deadline = performance.now() + INTERRUPT_SETTLE_MAX_MS;
-      for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, INTERRUPT_SETTLE_MS));
-        // Over ssh a Ctrl-C still on its way (typed again just before the prompt came back) lands a round trip later.
-        const now = performance.now();
-        if (now >= deadline || this.#exited || this.#closing !== undefined) return;
-        if (now - Math.max(this.#output.lastOutputAt, sentAt) >= settleMs && (remote || this.#waitingForInput() !== false)) return;
-      }
-    })();
-    this.#settlingInterrupt = settling;
-    void settling.then(() => {
-      if (this.#settlingInterrupt !== settling) return;
-      this.#settlingInterrupt = undefined;
-      const held = this.#held;
-      if (held === undefined || this.#lock !== held) return;
-      if (this.#atPrompt || this.#detector.tracksPrompt !== true) this.#writeHeld(held);
-    });
-  }
-
-  #release(run: CellRun): void {
-    if (this.#lock !== run) return;
-    this.#lock = undefined;
-    if (this.#interruptSentAt !== undefined) {
-      this.#settleInterrupt(this.#interruptSentAt);
-      this.#interruptSentAt = undefined;
-    }
-    this.#stopInputChecks();
-    this.#output.endCell();
-    if (this.#state === "busy" || this.#state === "timed_out") this.#state = "idle";
-    queueMicrotask(() => this.#startNext());
-  }
-
-  #stopInputChecks(): void {
-    if (this.#inputTimer !== undefined) clearInterval(this.#inputTimer);
-    this.#inputTimer = undefined;
+    return this.#cells.fire(code, options);
   }
 
   /** The fork-bomb guard (see `maxProcesses`): too many processes end the whole session. */
@@ -740,68 +323,6 @@ export class Session {
     this.#exitNote = `agent-tty: the session ran ${count} processes, more than maxProcesses (${max}), and was killed; raise maxProcesses if that was intended`;
     this.#emitEvent({ type: "error", message: this.#exitNote });
     void this.close();
-  }
-
-  /**
-   * A running cell whose program went quiet and is blocked reading the
-   * terminal (Linux: the foreground process group's state in /proc, select
-   * and poll included) is awaiting input.
-   */
-  #checkInput(): void {
-    const run = this.#lock;
-    const pid = this.#pty?.pid;
-    if (run === undefined || pid === undefined || run.status !== "running" || run.stopping !== undefined || run.result !== undefined) return;
-    const quietMs = performance.now() - Math.max(this.#output.lastOutputAt, this.#lastInputAt);
-    if (quietMs < INPUT_QUIET_MS) return;
-    // A cell over ssh or in a container: the local foreground (ssh) says nothing about the far program.
-    const local = this.#detector.interruptByKey?.() !== true;
-    const blocked = (local ? this.#waitingForInput() : undefined) ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
-    if (!blocked) return;
-    // The program may have printed its prompt (the frame's end) just before it blocked: let the event
-    // loop read what the terminal holds first; anything new means it was not waiting on the cell's behalf.
-    const outputAt = this.#output.lastOutputAt;
-    const stillWaiting = (): boolean => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined && this.#output.lastOutputAt === outputAt;
-    setImmediate(() => {
-      if (!stillWaiting()) return;
-      setImmediate(() => {
-        if (stillWaiting()) this.#settle(run, "awaiting_input", run.frame, { exitCode: null, decidedBy: "input" });
-      });
-    });
-  }
-
-  /**
-   * Ctrl-C for the cell's command. The terminal turns a written Ctrl-C into SIGINT only a moment later,
-   * for whichever process group is in the foreground by then: a command ending at that moment leaves it
-   * to the shell at its prompt, where it eats the start of the next cell. So under a shell with marks
-   * (Linux), a job in the foreground gets SIGINT itself, and the shell only when it runs the command
-   * itself (a builtin loop), not when it is back at its prompt.
-   */
-  async #interruptShellJob(run: CellRun): Promise<void> {
-    const pid = this.#pty?.pid;
-    if (pid === undefined || this.#detector.markPrefix === undefined || !isLinuxProcAvailable()) {
-      this.#interruptSentAt = performance.now();
-      this.#pty?.write("\x03");
-      return;
-    }
-    const deadline = performance.now() + SHELL_PROMPT_WAIT_MS;
-    for (;;) {
-      if (this.#lock !== run || this.#exited) return;
-      const foreground = readForeground(pid);
-      if (foreground !== undefined && foreground.pgid !== pid) {
-        try {
-          process.kill(-foreground.pgid, "SIGINT");
-        } catch {
-          // The job ended meanwhile: its prompt is on its way.
-        }
-        return;
-      }
-      // The shell itself: back at its prompt (nothing to interrupt), or running a builtin.
-      if (foreground?.blockedOnTerminal === true) return;
-      if (performance.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    this.#interruptSentAt = performance.now();
-    this.#pty?.write("\x03");
   }
 
   #foreground(): ForegroundProgram | undefined {
@@ -825,36 +346,6 @@ export class Session {
     return readForeground(pid)?.blockedOnTerminal === true;
   }
 
-  #startNext(): void {
-    if (this.#lock !== undefined || this.#exited || this.#closing !== undefined) return;
-    const next = this.#queue.shift();
-    if (next !== undefined) this.#begin(next);
-  }
-
-  #failQueued(): void {
-    for (const run of this.#queue.splice(0)) {
-      run.unlisten?.();
-      run.control.fail(new SessionClosedError(this.#options.name, this.#exited ? "exited before the cell could start" : "was closed before the cell could start"));
-    }
-  }
-
-  #nextSettlePoint(run: CellRun, untilInput: boolean): Promise<CellResult> {
-    const waiter = defer<CellResult>();
-    if (run.result !== undefined) {
-      if (this.#lock !== run) return Promise.resolve(run.result);
-      // Timed out but still holding the lock: the next settle point is its frame's end.
-      run.settleWaiters.push(waiter);
-      return waiter.promise;
-    }
-    if (untilInput && run.status === "awaiting_input" && run.inputResult !== undefined) return Promise.resolve(run.inputResult);
-    if (untilInput) run.inputWaiters.push(waiter);
-    run.cell.result.then(
-      (result) => waiter.resolve(result),
-      (error: unknown) => waiter.reject(error),
-    );
-    return waiter.promise;
-  }
-
   /**
    * Waits for the active cell's next settle point and returns a result of
    * the same cell (its whole output so far). With no active cell, returns the
@@ -865,14 +356,7 @@ export class Session {
     const timeoutMs = optionalPositive(given["timeoutMs"], "timeoutMs");
     const untilInput = optionalBoolean(given["untilInput"], "untilInput") ?? false;
     this.#assertNotClosedByUser();
-    const run = this.#lock ?? this.#queue[0];
-    if (run === undefined) {
-      const last = this.#lastRun?.result;
-      if (last === undefined) throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.#options.name}' has run no cell yet; call run() first`);
-      return last;
-    }
-    if (timeoutMs !== undefined && this.#lock === run && run.timer !== undefined) this.#armTimeout(run, timeoutMs);
-    return this.#nextSettlePoint(run, untilInput);
+    return this.#cells.wait(timeoutMs, untilInput);
   }
 
   /**
@@ -892,10 +376,7 @@ export class Session {
     const given = optionsObject(options, ["force"], "interrupt() options");
     const force = optionalBoolean(given["force"], "force") ?? false;
     this.#assertOpen();
-    const run = this.#lock;
-    if (run === undefined) return undefined;
-    const released = await this.#stop(run, "interrupted", { force });
-    return released ?? run.result;
+    return this.#cells.interrupt(force);
   }
 
   /**
@@ -906,19 +387,7 @@ export class Session {
    */
   poll(cellId?: string): CellSnapshot | undefined {
     optionalString(cellId, "cellId");
-    const run =
-      cellId === undefined
-        ? (this.#lock ?? this.#queue[0] ?? this.#lastRun)
-        : this.#lock?.id === cellId
-          ? this.#lock
-          : (this.#settled.get(cellId) ?? this.#queue.find((queued) => queued.id === cellId));
-    if (run === undefined) {
-      if (cellId === undefined) return undefined;
-      throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.#options.name}' has no cell '${cellId}' (the last ${RETAINED_CELLS} cells are kept)`);
-    }
-    const result = run.result ?? (run.status === "awaiting_input" ? run.inputResult : undefined);
-    if (result === undefined) return { cellId: run.id, status: run.status };
-    return { cellId: run.id, status: run.status, output: result.output, exitCode: result.exitCode };
+    return this.#cells.poll(cellId);
   }
 
   // ── Input ──────────────────────────────────────────────────────────
@@ -927,10 +396,9 @@ export class Session {
   write(data: string): void {
     requiredString(data, "data");
     this.#assertOpen();
-    this.#lastInputAt = performance.now();
-    if (this.#lock === undefined && /[\r\n\x03\x04\x1a\x1c]/.test(data)) this.#atPrompt = false;
+    this.#cells.noteInput(data);
     this.#pty?.write(data);
-    if (this.#lock?.status === "awaiting_input") this.#setStatus(this.#lock, "running");
+    this.#cells.resume();
   }
 
   /** Types literal text (no Enter added). */
@@ -1265,7 +733,7 @@ export class Session {
   /** Marks the start (with its code) and the end (with its status) of a cell in every recording. */
   #markCell(fields: SessionEventFields): void {
     let label: string | undefined;
-    if (fields.type === "fired" && fields.status === "running") label = `cell ${fields.cellId} start: ${this.#lock?.code ?? ""}`;
+    if (fields.type === "fired" && fields.status === "running") label = `cell ${fields.cellId} start: ${this.#cells.holder?.code ?? ""}`;
     else if (fields.type === "done") {
       label = `cell ${fields.cellId} end: ${fields.status}${typeof fields.exitCode === "number" ? ` (exit ${fields.exitCode})` : ""}`;
     }
@@ -1316,13 +784,13 @@ export class Session {
 
   /** `"starting" | "idle" | "busy" | "timed_out" | "exited" | "closed"`. */
   get state(): SessionState {
-    return this.#state;
+    return this.#state === "idle" ? this.#cells.state : this.#state;
   }
 
   /** What the program is doing: `"idle" | "running" | "awaiting_input" | "exited"`. */
   get activity(): SessionActivity {
     if (this.#exited || this.#closing !== undefined) return "exited";
-    const run = this.#lock;
+    const run = this.#cells.holder;
     if (run === undefined) return "idle";
     return run.status === "awaiting_input" ? "awaiting_input" : "running";
   }
@@ -1380,7 +848,7 @@ export class Session {
 
   /** The cell holding the lock, if any. */
   get activeCell(): ActiveCell | null {
-    const run = this.#lock;
+    const run = this.#cells.holder;
     return run === undefined ? null : { id: run.id, code: run.code, startedAt: run.startedAt };
   }
 
@@ -1412,7 +880,7 @@ export class Session {
 
   async #close(): Promise<void> {
     const pty = this.#pty;
-    this.#failQueued();
+    this.#cells.failQueued();
     if (pty !== undefined && !this.#exited) {
       await killSession(pty, this.#exit.promise, this.#options.closeGraceMs);
     } else if (pty !== undefined) {
