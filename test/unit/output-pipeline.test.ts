@@ -195,13 +195,13 @@ describe("OutputPipeline: mark-based detectors", () => {
     expect(h.pipeline.history(5)).toBe("if\nbash: syntax error near unexpected token");
   });
 
-  it("outside cells: a typed command's output reaches the transcript, its prompt and echo do not", () => {
+  it("outside cells: a typed command (read from its echo, without the prompt) and its output reach the transcript, the prompt does not", () => {
     const h = harness(markDetector());
-    h.pipeline.frameEnded(); // the session became ready: what follows is prompt
-    h.pipeline.push("$ date\r\n");
+    h.pipeline.push("$ ");
+    h.pipeline.frameEnded(); // the program is at its prompt: what follows is prompt and echo
+    h.pipeline.push("date\r\n");
     h.pipeline.push(`${MARK}S\x07Mon Nov 23\r\n${MARK}E\x07$ `);
-    h.pipeline.push("more typing\r\n");
-    expect(h.pipeline.history(10)).toBe("Mon Nov 23");
+    expect(h.pipeline.history(10)).toBe("date\nMon Nov 23");
   });
 });
 
