@@ -6,8 +6,7 @@ import type { NestedProgram } from "./detect/nested.js";
 import type { ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan } from "./detect/types.js";
 import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
 import type { SessionEvent, SessionEventFields, SessionEvents } from "./events.js";
-import { Expectation, type ExpectMatch } from "./expect.js";
-import { setLongTimeout } from "./internal/long-timeout.js";
+import type { ExpectMatch } from "./expect.js";
 import { FrameCollector } from "./frame.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
@@ -21,6 +20,7 @@ import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
 import { encodeKeys } from "./terminal/keys.js";
 import { Recording, type RecordOptions } from "./record/recording.js";
 import { CellLifecycle } from "./session/cell-lifecycle.js";
+import { expectOutput, expectScreen } from "./session/expectations.js";
 import { OutputPipeline } from "./session/output-pipeline.js";
 
 /** Where a session stands. */
@@ -80,8 +80,6 @@ export interface OutputOptions {
   readonly signal?: AbortSignal;
 }
 
-/** How often `expect(…, { on: "screen" })` looks at the screen while output arrives. */
-const SCREEN_EXPECT_INTERVAL_MS = 25;
 /** Events one `events()` consumer may fall behind. */
 const EVENT_BUFFER_COUNT = 10_000;
 
@@ -98,6 +96,12 @@ const EVENT_BUFFER_COUNT = 10_000;
  * ```
  */
 export class Session {
+  // The facade over the session's jobs: src/session/output-pipeline.ts reads the terminal (clean
+  // lines, detector verdicts, transcript, streams, screen), src/session/cell-lifecycle.ts decides how
+  // each cell starts and ends (lock, queue, timeouts, interrupts, awaiting input, settling), and
+  // src/session/expectations.ts waits for text. What stays here: spawning and closing the program,
+  // input, events, recordings, and the wiring between them.
+
   /** Subscription only is public (on/once/off): callers cannot emit a session's events. */
   readonly #emitter = new EventEmitter<SessionEvents>();
   readonly #options: NormalizedSessionOptions;
@@ -495,92 +499,19 @@ export class Session {
       return Promise.reject(error);
     }
     if (signal?.aborted === true) return Promise.reject(signal.reason);
-    if (on === "screen") return this.#expectOnScreen(pattern, timeoutMs, signal);
-    const found = defer<ExpectMatch>();
-    const expectation = new Expectation(pattern, this.#output.partialLine);
-    const check = (line: string | undefined, partial: string) => {
-      const match = expectation.feed(line, partial);
-      if (match === undefined) return;
-      finish();
-      found.resolve(match);
+    const source = {
+      name: this.#options.name,
+      output: this.#output,
+      onData: (listener: () => void) => {
+        this.on("data", listener);
+        return () => this.off("data", listener);
+      },
+      onExit: (listener: () => void) => {
+        this.#exitWatchers.add(listener);
+        return () => this.#exitWatchers.delete(listener);
+      },
     };
-    const timer = setLongTimeout(() => {
-      finish();
-      const recent = expectation.recent(this.#output.partialLine);
-      found.reject(new CellTimeoutError(`expect(${String(pattern)}) saw no match within ${timeoutMs} ms in session '${this.#options.name}'; see recentOutput for what came instead`, recent));
-    }, timeoutMs);
-    const onAbort = () => {
-      finish();
-      found.reject(signal?.reason);
-    };
-    const onExit = () => {
-      finish();
-      found.reject(new SessionClosedError(this.#options.name, "ended before the expected text came"));
-    };
-    const finish = () => {
-      unwatch();
-      this.#exitWatchers.delete(onExit);
-      timer.clear();
-      signal?.removeEventListener("abort", onAbort);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const unwatch = this.#output.watchLines(check);
-    this.#exitWatchers.add(onExit);
-    return found.promise;
-  }
-
-  /** `expect(pattern, { on: "screen" })`: the screen matched now, then after output (throttled). */
-  #expectOnScreen(pattern: string | RegExp, timeoutMs: number, signal: AbortSignal | undefined): Promise<ExpectMatch> {
-    const regex = typeof pattern === "string" ? undefined : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
-    const matchScreen = (): ExpectMatch | undefined => {
-      const text = this.#output.screen().text();
-      if (regex === undefined) {
-        const index = text.indexOf(pattern as string);
-        return index === -1 ? undefined : { match: pattern as string, groups: [], before: text.slice(0, index) };
-      }
-      const match = regex.exec(text);
-      return match === null ? undefined : { match: match[0], groups: match.slice(1).map((group) => group ?? ""), before: text.slice(0, match.index) };
-    };
-    const now = matchScreen();
-    if (now !== undefined) return Promise.resolve(now);
-    const found = defer<ExpectMatch>();
-    let throttle: NodeJS.Timeout | undefined;
-    const check = () => {
-      throttle = undefined;
-      const match = matchScreen();
-      if (match === undefined) return;
-      finish();
-      found.resolve(match);
-    };
-    const onData = () => {
-      throttle ??= setTimeout(check, SCREEN_EXPECT_INTERVAL_MS);
-    };
-    const timer = setLongTimeout(() => {
-      const last = this.#output.lastScreenText();
-      finish();
-      found.reject(new CellTimeoutError(`expect(${String(pattern)}, { on: "screen" }) did not see it on the screen within ${timeoutMs} ms in session '${this.#options.name}'; recentOutput is the last screen`, last));
-    }, timeoutMs);
-    const onAbort = () => {
-      finish();
-      found.reject(signal?.reason);
-    };
-    const onExit = () => {
-      const match = matchScreen();
-      finish();
-      if (match !== undefined) found.resolve(match);
-      else found.reject(new SessionClosedError(this.#options.name, "ended before the expected text came on the screen"));
-    };
-    const finish = () => {
-      this.off("data", onData);
-      this.#exitWatchers.delete(onExit);
-      if (throttle !== undefined) clearTimeout(throttle);
-      timer.clear();
-      signal?.removeEventListener("abort", onAbort);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    this.on("data", onData);
-    this.#exitWatchers.add(onExit);
-    return found.promise;
+    return on === "screen" ? expectScreen(source, pattern, { timeoutMs, signal }) : expectOutput(source, pattern, { timeoutMs, signal });
   }
 
   // ── Streams, events, transcript ─────────────────────────────────────

@@ -183,7 +183,7 @@ export class CellLifecycle {
     return this.#lock?.control;
   }
 
-  // ── Starting a cell ─────────────────────────────────────────────────
+  // ── The session's calls ───────────────────────────────────────────
 
   /**
    * Starts a cell (or queues it with `{ queue: true }`) and returns its handle.
@@ -315,7 +315,7 @@ export class CellLifecycle {
     return { cellId: run.id, status: run.status, output: result.output, exitCode: result.exitCode };
   }
 
-  // ── Starting a cell ─────────────────────────────────────────────────
+  // ── Starting a cell (inside) ────────────────────────────────────────
 
   #createRun(code: string, options: CellOptions | undefined): CellRun {
     const normalizedCode = normalizeCode(code);
