@@ -5,6 +5,7 @@
  * answers why there is none.
  */
 import { SessionManager } from "../../index.js";
+import { CappedMap } from "../../internal/capped-map.js";
 import { SessionService } from "../../service/index.js";
 import { errReply, NO_SESSION_FOUND, noSession, replyWithoutSessions } from "../shared/messages.js";
 import type { Reply, Request } from "../shared/protocol.js";
@@ -15,6 +16,8 @@ export type SessionRequest = Extract<Request, { session: string | null }>;
 
 /** Most sessions one daemon holds. */
 const MAX_SESSIONS = 64;
+/** Sessions whose failure to start is remembered (for the next command's message); the oldest is forgotten beyond. */
+const FAILED_CAPACITY = 256;
 /** How long `k new` waits for the first prompt before answering "OK" (the session goes on starting). */
 const NEW_GRACE_MS = 100;
 
@@ -43,7 +46,7 @@ export class DaemonContext {
   /** Sessions being created (`k new` answered, the program not ready yet). */
   readonly creating = new Map<string, Promise<void>>();
   /** Why a session that was answered "OK" while starting did not start after all. */
-  readonly failed = new Map<string, string>();
+  readonly failed: Map<string, string> = new CappedMap<string, string>(FAILED_CAPACITY);
   readonly #shutdown: () => Promise<void>;
 
   constructor(options: DaemonContextOptions) {
@@ -87,6 +90,16 @@ export class DaemonContext {
     if (slot !== null) return slot;
     const named = name ?? "";
     return replyWithoutSessions({ ...request, session: named }, (session) => this.noSession(session)) ?? errReply(this.noSession(named));
+  }
+
+  /**
+   * `k keys [session] <key>...`, `k notify [session] <words>`: the first word
+   * names the session when it is one (and more words follow); else the
+   * request's `session` (K_SESSION, or the only one).
+   */
+  sessionInWords(session: string | null, words: readonly string[]): { name: string | null; words: readonly string[] } {
+    if (words.length >= 2 && this.slots.has(words[0] ?? "")) return { name: words[0] ?? null, words: words.slice(1) };
+    return { name: session, words };
   }
 
   /** `no session 'x'; use k new x bash`, plus why, when it was answered "OK" but failed to start. */

@@ -49,6 +49,10 @@ export interface PollAnswer {
   readonly exit: 0 | 1;
 }
 
+/** A session's terminal width while no one is attached (`k attach` resizes it to the person's terminal meanwhile). */
+export const DEFAULT_COLS = 200;
+/** A session's terminal height while no one is attached. */
+export const DEFAULT_ROWS = 50;
 /** Unread cell results kept per session (the oldest is dropped beyond). */
 export const RESULT_CAPACITY = 100;
 /** Final km statuses kept per session, for monitors that arrive late. */
@@ -117,8 +121,8 @@ export class Slot {
   constructor(
     readonly name: string,
     readonly command: string = "bash",
-    readonly cols: number = 200,
-    readonly rows: number = 50,
+    readonly cols: number = DEFAULT_COLS,
+    readonly rows: number = DEFAULT_ROWS,
   ) {}
 
   /** The cell holding the session, if any. */

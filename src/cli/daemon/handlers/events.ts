@@ -8,7 +8,6 @@ import { pyJson, pyTimestamp } from "../../shared/python.js";
 import type { OpHandler } from "../dispatch.js";
 import { LiveSlot, type KmEvent } from "../slot.js";
 import { formatEntry } from "../watch-log.js";
-import { sessionInWords } from "./terminal.js";
 
 /** Log entries per cell `k history <n>` shows at most. */
 const HISTORY_ENTRIES_PER_CELL = 5;
@@ -28,7 +27,7 @@ export const history: OpHandler<"history"> = {
 export const notify: OpHandler<"notify"> = {
   waitsFor: "all",
   handle(ctx, _channel, req) {
-    const { name, words } = sessionInWords(ctx, req.session, req.words);
+    const { name, words } = ctx.sessionInWords(req.session, req.words);
     const text = words.join(" ");
     const slot = ctx.slotFor(req, name);
     if (!(slot instanceof LiveSlot)) return slot;

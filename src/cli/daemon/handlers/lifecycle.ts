@@ -11,13 +11,14 @@ import { pyRepr, type PyValue } from "../../shared/python.js";
 import { planCommand } from "../command-line.js";
 import type { DaemonContext } from "../context.js";
 import type { OpHandler, RequestOf } from "../dispatch.js";
-import { LiveSlot } from "../slot.js";
+import { DEFAULT_COLS, DEFAULT_ROWS, LiveSlot } from "../slot.js";
 
-const DEFAULT_COLS = 200;
-const DEFAULT_ROWS = 50;
+/** How long a session's slot outlives its program's exit, so that the cell it ended settles ("exited") first. */
+const EXIT_SETTLE_MS = 50;
 /** How long a session may take to show its first prompt (`k new` answered before; a heavy rc file on a loaded machine is slow). */
 const READY_TIMEOUT_MS = 30_000;
 
+/** `text` matched literally in a regular expression. */
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -138,7 +139,7 @@ async function start(ctx: DaemonContext, req: RequestOf<"new">): Promise<void> {
         ctx.drop(slot);
         ctx.service.close(slot.name).catch(() => undefined);
       }
-    }, 50);
+    }, EXIT_SETTLE_MS);
   });
   void (async () => {
     try {

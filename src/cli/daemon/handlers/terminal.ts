@@ -6,7 +6,6 @@ import { CellTimeoutError } from "../../../index.js";
 import { errorMessage, errReply, jsonReply, textReply } from "../../shared/messages.js";
 import type { Reply } from "../../shared/protocol.js";
 import { pyRepr } from "../../shared/python.js";
-import type { DaemonContext } from "../context.js";
 import type { OpHandler } from "../dispatch.js";
 import { LiveSlot } from "../slot.js";
 
@@ -23,25 +22,11 @@ export const screen: OpHandler<"screen"> = {
   },
 };
 
-/**
- * `k keys [session] <key>...`, `k notify [session] <words>`: the first word
- * names the session when it is one (and more words follow); else the
- * request's session (K_SESSION, or the only one).
- */
-export function sessionInWords(
-  ctx: DaemonContext,
-  session: string | null,
-  words: readonly string[],
-): { name: string | null; words: readonly string[] } {
-  if (words.length >= 2 && ctx.slots.has(words[0] ?? "")) return { name: words[0] ?? null, words: words.slice(1) };
-  return { name: session, words };
-}
-
 /** `k keys`: presses named keys (nothing is sent when one of them is unknown). */
 export const keys: OpHandler<"keys"> = {
   waitsFor: "all",
   handle(ctx, _channel, req) {
-    const { name, words } = sessionInWords(ctx, req.session, req.words);
+    const { name, words } = ctx.sessionInWords(req.session, req.words);
     const slot = ctx.slotFor(req, name);
     if (!(slot instanceof LiveSlot)) return slot;
     try {
