@@ -7,7 +7,7 @@ import { SessionManager } from "../../src/index.js";
 // ai 6's ToolSet type differs from ai 7's, against which the adapter is typed: the objects are the same.
 import { terminalTools } from "../../src/adapters/ai.js";
 import { trackManager } from "../helpers/sessions.js";
-import { expectScenarioRead, scriptedGenerate } from "./ai-scenario.js";
+import { expectScenarioRead, scriptedGenerate } from "../helpers/ai-scenario.js";
 
 let manager: SessionManager;
 afterEach(() => manager?.closeAll());

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { SessionManager } from "../../src/index.js";
 import { closeTerminalTools, terminalTools, terminalToolkitOf, type TerminalToolResult } from "../../src/adapters/ai.js";
 import { trackManager } from "../helpers/sessions.js";
-import { expectScenarioRead, scriptedGenerate } from "./ai-scenario.js";
+import { expectScenarioRead, scriptedGenerate } from "../helpers/ai-scenario.js";
 
 let manager: SessionManager;
 afterEach(() => manager?.closeAll());

@@ -16,7 +16,7 @@ const { createAgent, fakeModel } = (await import(LANGCHAIN)) as {
     respond(factory: (messages: unknown[]) => unknown): unknown;
   };
 };
-import { SCRIPT, expectScenarioRead } from "./ai-scenario.js";
+import { SCRIPT, expectScenarioRead } from "../helpers/ai-scenario.js";
 
 let manager: SessionManager | undefined;
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterEach, describe, expect, test } from "vitest";
 import { createMcpServer } from "../../src/adapters/mcp.js";
 import { isAlive } from "../helpers/sessions.js";
-import { SCRIPT, expectScenarioRead } from "./ai-scenario.js";
+import { SCRIPT, expectScenarioRead } from "../helpers/ai-scenario.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import * as pty from "node-pty";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CliSandbox, K, waitFor } from "./helpers.js";
+import { CliSandbox, K, waitFor } from "../helpers/cli.js";
 
 // `k attach` needs a terminal: it runs here inside a PTY, as a person's would.
 let box: CliSandbox;

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { alive, CliSandbox, waitFor } from "./helpers.js";
+import { alive, CliSandbox, waitFor } from "../helpers/cli.js";
 
 const boxes: CliSandbox[] = [];
 afterEach(async () => {

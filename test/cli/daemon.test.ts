@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { connect, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AGENT_TTY, alive, CliSandbox, waitFor } from "./helpers.js";
+import { AGENT_TTY, alive, CliSandbox, waitFor } from "../helpers/cli.js";
 
 const boxes: CliSandbox[] = [];
 

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CliSandbox, K, ROOT } from "./helpers.js";
+import { CliSandbox, K, ROOT } from "../helpers/cli.js";
 
 // The original agent-tty's own shell suite (tests/test.sh + its runtime
 // regressions), ported to test/cli/original-suite.sh, run against the built k.

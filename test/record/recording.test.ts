@@ -5,7 +5,7 @@ import { AgentTtyError, readAsciicast, Session, type AsciicastEvent, type Cell }
 import { Screen } from "../../src/terminal/screen.js";
 import { isAlive, spawnBash, spawnSession } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { shq, tempDir } from "../session/support.js";
+import { shq, tempDir } from "../helpers/common.js";
 
 /** Feeds a recording's output and resize events to a fresh headless terminal; returns what it shows. */
 function replay(width: number, height: number, events: readonly AsciicastEvent[]): string {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentTtyError, detectors, Session, SessionClosedError, SessionManager, type Session as SessionType } from "../../src/index.js";
 import { spawnBash, track, trackManager } from "../helpers/sessions.js";
-import { descendants, expectInvalidArgument, recordRaw, thrown } from "./support.js";
+import { descendants, expectInvalidArgument, recordRaw, thrown } from "../helpers/processes.js";
 
 /** Calls a method with arguments its types forbid, as untyped JavaScript callers do. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

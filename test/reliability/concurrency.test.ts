@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { SessionBusyError, SessionManager, type CellResult, type Session, type SessionEvent } from "../../src/index.js";
 import { spawnBash, track, trackManager } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { descendants, openFds, recordRaw } from "./support.js";
+import { descendants, openFds, recordRaw } from "../helpers/processes.js";
 
 const CALLS = 100;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnBash } from "../helpers/sessions.js";
-import { sampleMemory } from "./support.js";
+import { sampleMemory } from "../helpers/processes.js";
 
 /**
  * Size of the big flood. Measured on the 2-core CI box: 1 GB moves through a

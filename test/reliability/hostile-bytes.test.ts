@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnBash, spawnSession } from "../helpers/sessions.js";
-import { recordRaw } from "./support.js";
+import { recordRaw } from "../helpers/processes.js";
 
 const scratch: string[] = [];
 afterEach(() => {

@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { Session, SessionManager } from "../../src/index.js";
 import { isAlive, spawnBash, spawnSession, trackManager } from "../helpers/sessions.js";
-import { expectInvalidArgument, sessionMembers } from "./support.js";
+import { expectInvalidArgument, sessionMembers } from "../helpers/processes.js";
 
 describe("probe findings: durations past Node's timer limit", () => {
   it("a cell whose timeoutMs is 30 days runs to its end instead of timing out at once", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SessionClosedError, type Cell } from "../../src/index.js";
 import { isAlive, seen, spawnBash, spawnSession } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { sessionMembers } from "./support.js";
+import { sessionMembers } from "../helpers/processes.js";
 
 /** Live processes named `comm` started in the session's terminal. */
 function members(pid: number, comm: string): number[] {

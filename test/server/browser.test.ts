@@ -3,7 +3,7 @@ import { inflateSync } from "node:zlib";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/wait-for.js";
-import { client, startServer } from "./support.js";
+import { client, startServer } from "../helpers/server.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOT = "test-results/web-page.png";

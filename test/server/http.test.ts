@@ -5,7 +5,7 @@ import { SessionManager } from "../../src/index.js";
 import { createServer } from "../../src/server/index.js";
 import { trackManager } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { client, FAKE_AGENT, startServer, terminalSocket, TOKEN } from "./support.js";
+import { client, FAKE_AGENT, startServer, terminalSocket, TOKEN } from "../helpers/server.js";
 
 const BASH = { command: "bash", args: ["--norc", "--noprofile"] };
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Session } from "../../src/index.js";
 import { spawnBash, spawnSession } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { settledFlag, shq, tempDir } from "./support.js";
+import { settledFlag, shq, tempDir } from "../helpers/common.js";
 
 /** Every status poll() and activity show while `promise` is pending, sampled every 20 ms. */
 async function sampleWhile(sh: Session, promise: Promise<unknown>): Promise<Set<string>> {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { AgentTtyError, SessionBusyError } from "../../src/index.js";
 import { spawnBash } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { shq, tempDir } from "./support.js";
+import { shq, tempDir } from "../helpers/common.js";
 
 describe("press() and paste() in real programs", () => {
   it('press("up") recalls the last bash command and Enter runs it again', async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnBash } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { shq, tempDir } from "./support.js";
+import { shq, tempDir } from "../helpers/common.js";
 
 const small = { cols: 80, rows: 24 } as const;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SessionClosedError, type SessionEvent } from "../../src/index.js";
 import { spawnBash } from "../helpers/sessions.js";
-import { drain } from "./support.js";
+import { drain } from "../helpers/common.js";
 
 const ISO_8601 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

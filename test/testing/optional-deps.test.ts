@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { root, scratch } from "./support.js";
+import { root, scratch } from "../helpers/child-runs.js";
 
 const hooks = join(root, "test/tools/fixtures/record-imports.mjs");
 const TEST_FRAMEWORKS = /\/node_modules\/(vitest|@vitest|jest|@jest|expect|jest-circus)\//;

@@ -1,8 +1,8 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { expectSampleOutcome } from "./outcome.js";
-import { type JsonReport, root, runChild, scratch } from "./support.js";
+import { expectSampleOutcome } from "../helpers/sample-outcome.js";
+import { type JsonReport, root, runChild, scratch } from "../helpers/child-runs.js";
 import { readFileSync } from "node:fs";
 
 const samples = join(root, "test/testing/samples/vitest");

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AsciicastWriter, parseAsciicast } from "../../src/index.js";
-import { tempDir } from "../session/support.js";
+import { tempDir } from "../helpers/common.js";
 
 describe("AsciicastWriter", () => {
   it("writes the header at once and one JSON line per event, with times that never go back", () => {

@@ -9,7 +9,7 @@ import { OutputPipeline } from "../../src/session/output-pipeline.js";
 // A session's cells from start to end, without a PTY: the "program" is the
 // test, which reads what the lifecycle typed (`typed`) and answers by pushing
 // text into the output pipeline, and timeouts run on a fake clock. How real
-// programs end cells is proven on real PTYs (test/core, test/session).
+// programs end cells is proven on real PTYs (test/detectors, test/programs, test/session).
 
 /** A prompt detector in miniature: an unfinished `$ ` line ends the frame; `exit=N` before it gives the exit code. */
 function promptDetector(extra: Partial<FrameDetector> = {}): FrameDetector {

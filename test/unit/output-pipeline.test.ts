@@ -6,8 +6,8 @@ import { FrameCollector } from "../../src/frame.js";
 import { OutputPipeline } from "../../src/session/output-pipeline.js";
 
 // The output pipeline alone, driven with strings: no PTY, no program. What a
-// session makes of real programs' output is proven on real PTYs (test/core,
-// test/session); these pin the pipeline's own rules.
+// session makes of real programs' output is proven on real PTYs (test/detectors,
+// test/programs, test/session); these pin the pipeline's own rules.
 
 /** A cell's live consumer that keeps what it is given. */
 function liveCell(): CellControl & { pushed: string[] } {

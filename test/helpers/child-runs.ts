@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
-import { isAlive } from "../helpers/sessions.js";
+import { isAlive } from "./sessions.js";
 
 /** The repository's root. */
 export const root = fileURLToPath(new URL("../..", import.meta.url));

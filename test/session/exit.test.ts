@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SessionClosedError, type SessionEvent } from "../../src/index.js";
 import { spawnBash, spawnSession } from "../helpers/sessions.js";
-import { CALC } from "./fixtures/calc.js";
+import { CALC } from "../programs/fixtures/calc.js";
 import { detectors } from "../../src/index.js";
 
 describe("a program exiting during a cell", () => {

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { readAsciicast } from "../../src/index.js";
-import { alive, type ChildRun, failureOf, type JsonReport } from "./support.js";
+import { alive, type ChildRun, failureOf, type JsonReport } from "./child-runs.js";
 
 /**
  * What Vitest 4, Vitest 5 and Jest must show for the sample suites (the same tests in each);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentTtyError, detectors } from "../../src/index.js";
 import { spawnBash, spawnSession } from "../helpers/sessions.js";
-import { CALC } from "./fixtures/calc.js";
+import { CALC } from "../programs/fixtures/calc.js";
 
 let dir: string;
 beforeAll(() => {

@@ -3,7 +3,7 @@ import { afterAll, afterEach } from "vitest";
 import WebSocket from "ws";
 import { createServer, type AgentTtyServer, type ServerOptions } from "../../src/server/index.js";
 
-export const FAKE_AGENT = fileURLToPath(new URL("./fixtures/fake-agent.mjs", import.meta.url));
+export const FAKE_AGENT = fileURLToPath(new URL("../server/fixtures/fake-agent.mjs", import.meta.url));
 export const TOKEN = "test-token-0123456789";
 
 const servers = new Set<AgentTtyServer>();

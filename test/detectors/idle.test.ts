@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { detectors } from "../../src/index.js";
 import { spawnSession } from "../helpers/sessions.js";
-import { CALC } from "./fixtures/calc.js";
+import { CALC } from "../programs/fixtures/calc.js";
 
 describe("idle detector", () => {
   it("ends the frame once output has been quiet for `ms`", async () => {

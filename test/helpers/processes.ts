@@ -4,7 +4,7 @@ import { runInNewContext } from "node:vm";
 import { expect } from "vitest";
 import { AgentTtyError, type Session } from "../../src/index.js";
 
-export { recordRaw } from "../helpers/sessions.js";
+export { recordRaw } from "./sessions.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;

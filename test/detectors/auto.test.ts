@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSession } from "../helpers/sessions.js";
-import { CALC } from "./fixtures/calc.js";
+import { CALC } from "../programs/fixtures/calc.js";
 
 describe('detector "auto" picks the detector that fits the program', () => {
   const cases: Array<{ what: string; command: string; args: string[]; code: string; output: string | RegExp; decidedBy: string }> = [
