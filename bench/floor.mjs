@@ -25,7 +25,7 @@ function markAt(win, mark) {
   let i = at + mark.length;
   while (i < win.length && win[i] >= 0x30 && win[i] <= 0x39) i++;
   if (win[i] !== BEL) return -1;
-  for (i++; i < win.length; ) {
+  for (i++; i < win.length;) {
     if (win[i] !== 0x1b || win[i + 1] !== 0x5d) return -1;
     const end = win.indexOf(BEL, i);
     if (end < 0) return -1;

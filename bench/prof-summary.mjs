@@ -59,7 +59,10 @@ for (const file of files) {
   const pct = (v) => `${((v / total) * 100).toFixed(1).padStart(5)}%`;
   const show = (title, m, pred = () => true) => {
     console.log(`  ${title}`);
-    for (const [k, v] of [...m].filter(([k]) => pred(k)).sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    for (const [k, v] of [...m]
+      .filter(([k]) => pred(k))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)) {
       console.log(`    ${pct(v)} ${v.toFixed(0).padStart(6)} ms  ${k}`);
     }
   };

@@ -35,8 +35,23 @@ async function startSshd() {
   const port = await freePort();
   writeFileSync(
     join(dir, "sshd_config"),
-    [`Port ${port}`, "ListenAddress 127.0.0.1", `HostKey ${join(dir, "host_key")}`, `PidFile ${join(dir, "pid")}`, `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
-      "PasswordAuthentication no", "KbdInteractiveAuthentication no", "UsePAM no", "PermitRootLogin prohibit-password", "StrictModes no", "PrintMotd no", "PrintLastLog no", "UseDNS no", "LogLevel ERROR", ""].join("\n"),
+    [
+      `Port ${port}`,
+      "ListenAddress 127.0.0.1",
+      `HostKey ${join(dir, "host_key")}`,
+      `PidFile ${join(dir, "pid")}`,
+      `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+      "PasswordAuthentication no",
+      "KbdInteractiveAuthentication no",
+      "UsePAM no",
+      "PermitRootLogin prohibit-password",
+      "StrictModes no",
+      "PrintMotd no",
+      "PrintLastLog no",
+      "UseDNS no",
+      "LogLevel ERROR",
+      "",
+    ].join("\n"),
   );
   const child = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", join(dir, "sshd_config")], { stdio: "ignore" });
   for (let i = 0; i < 200; i++) {
@@ -48,8 +63,26 @@ async function startSshd() {
     if (up) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  const args = ["-F", join(dir, "ssh_config_none"), "-i", join(dir, "client_key"), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-    "-o", `UserKnownHostsFile=${join(dir, "known_hosts")}`, "-o", "LogLevel=ERROR", "-p", String(port), "-tt", `${userInfo().username}@127.0.0.1`];
+  const args = [
+    "-F",
+    join(dir, "ssh_config_none"),
+    "-i",
+    join(dir, "client_key"),
+    "-o",
+    "IdentitiesOnly=yes",
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "StrictHostKeyChecking=no",
+    "-o",
+    `UserKnownHostsFile=${join(dir, "known_hosts")}`,
+    "-o",
+    "LogLevel=ERROR",
+    "-p",
+    String(port),
+    "-tt",
+    `${userInfo().username}@127.0.0.1`,
+  ];
   writeFileSync(join(dir, "ssh_config_none"), "");
   return { args, stop: () => (child.kill("SIGKILL"), rmSync(dir, { recursive: true, force: true })) };
 }
@@ -117,4 +150,6 @@ const row = (name, values) => `${name.padEnd(34)} p50 ${quantile(values, 0.5).to
 console.log(`echo hi over loopback ssh, ${ROUNDS} x ${CELLS} cells`);
 console.log(row("agent-tty (in-band, exit+cwd)", times.agent));
 console.log(row("hand-written ssh + prompt loop", times.hand));
-console.log(`ratio p50 ${(quantile(times.agent, 0.5) / quantile(times.hand, 0.5)).toFixed(2)}x   p95 ${(quantile(times.agent, 0.95) / quantile(times.hand, 0.95)).toFixed(2)}x`);
+console.log(
+  `ratio p50 ${(quantile(times.agent, 0.5) / quantile(times.hand, 0.5)).toFixed(2)}x   p95 ${(quantile(times.agent, 0.95) / quantile(times.hand, 0.95)).toFixed(2)}x`,
+);

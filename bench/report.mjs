@@ -94,7 +94,13 @@ function printIssueTable(res, targets) {
       goalText = `<= ${goal.ratio}x`;
       met = q != null ? q <= goal.ratio : null;
       const pq = ratio(px, floorV);
-      cells = ["1.00x", aaV == null ? "-" : `${aaV.toFixed(2)}x`, pq == null ? "-" : `${pq.toFixed(2)}x`, q == null ? "-" : `${q.toFixed(2)}x`, goalText];
+      cells = [
+        "1.00x",
+        aaV == null ? "-" : `${aaV.toFixed(2)}x`,
+        pq == null ? "-" : `${pq.toFixed(2)}x`,
+        q == null ? "-" : `${q.toFixed(2)}x`,
+        goalText,
+      ];
       if (met != null) targets.push({ target: label.trim(), contender: c, value: q, limit: goal.ratio, met });
     }
     line(label, [...cells, met == null ? "n/a" : met ? "met" : "MISSED"]);
@@ -114,7 +120,10 @@ function printScale(r) {
   const line = (label, cells) => console.log(label.padEnd(W0) + cells.map((s) => String(s).padStart(W)).join(""));
   const cells = r.plan?.[keys[0]]?.params?.cells;
   console.log(`\nscale: ms per cell, N sessions each running ${cells ?? "?"} cells at once (x = ratio to the floor at the same N)`);
-  line("sessions", cols.map((c) => NAMES[c]));
+  line(
+    "sessions",
+    cols.map((c) => NAMES[c]),
+  );
   for (const k of keys) {
     const floorV = res[k].floor?.perCellMs;
     line(
@@ -140,7 +149,10 @@ export function printReport(r) {
     `\nagent-tty bench${r.quick ? " --quick" : ""} · node ${r.node}${r.pexpect ? ` · pexpect ${r.pexpect}` : ""} · ${r.cpus} cpus · load ${r.loadavg.start.toFixed(1)}→${r.loadavg.end.toFixed(1)} · ${r.wallSeconds.toFixed(0)} s`,
   );
   console.log("(x = ratio to the floor measured in the same run; the machine is shared, absolute times only inform)\n");
-  line("", cols.map((c) => NAMES[c]));
+  line(
+    "",
+    cols.map((c) => NAMES[c]),
+  );
   for (const [label, w, pick, withRatio, digits] of rows(r)) {
     if (!res[w]) continue;
     const floorV = res[w].floor ? pick(res[w].floor) : null;
@@ -175,7 +187,10 @@ export function printReport(r) {
       if (v != null) targets.push({ target: "flood peak < 100 MB above idle", contender: c, value: v, limit: 100, met: v < 100 });
     }
     const bounded = targets.filter((t) => t.target.startsWith("flood"));
-    if (bounded.length) console.log(`flood stays bounded (peak < 100 MB above idle): ${bounded.map((t) => `${NAMES[t.contender]} ${fmt(t.value)} MB ${t.met ? "met" : "MISSED"}`).join(", ")}`);
+    if (bounded.length)
+      console.log(
+        `flood stays bounded (peak < 100 MB above idle): ${bounded.map((t) => `${NAMES[t.contender]} ${fmt(t.value)} MB ${t.met ? "met" : "MISSED"}`).join(", ")}`,
+      );
   }
   printScale(r);
 
@@ -194,7 +209,11 @@ export function printReport(r) {
       if (x?.ok === false) failures.push(`${w}/${c}: output MISMATCH: ${(x.details ?? []).join("; ")}`);
     }
   }
-  console.log(`\nseconds per workload: ${Object.entries(r.seconds ?? {}).map(([w, s]) => `${w} ${s.toFixed(0)}`).join(", ")}`);
+  console.log(
+    `\nseconds per workload: ${Object.entries(r.seconds ?? {})
+      .map(([w, s]) => `${w} ${s.toFixed(0)}`)
+      .join(", ")}`,
+  );
   for (const n of r.notes) console.log(`note: ${n}`);
   for (const f of failures) console.log(`FAIL ${f}`);
   return { targets, failures };

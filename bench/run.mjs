@@ -18,7 +18,11 @@ import { printReport } from "./report.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
-const list = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1].split(",");
+const list = (name) =>
+  argv
+    .find((a) => a.startsWith(`--${name}=`))
+    ?.split("=")[1]
+    .split(",");
 const quick = flag("quick");
 const profileDir = flag("profile") ? join(here, "results", "prof") : null;
 
@@ -32,16 +36,28 @@ const plan = {
   bigcell: { rounds: quick ? 1 : 3, params: { lines: 2_000_000 }, who: ["raw", ...FLOORS, ...LIB, "pexpect"] },
   flood: { rounds: 1, params: { bytes: quick ? 200e6 : 1e9 }, who: quick ? ["floor", "si"] : ["floor", ...LIB] },
   idle: { rounds: quick ? 1 : 2, params: { n: 50, idleMs: quick ? 1000 : 2000 }, who: [...FLOORS, ...LIB, "pexpect"] },
-  parallel: { rounds: quick ? 1 : 3, params: { sessions: 20, cells: 20 }, who: quick ? [...FLOORS, ...LIB, "pexpect"] : [...FLOORS, "hooks", ...LIB, "pexpect"] },
+  parallel: {
+    rounds: quick ? 1 : 3,
+    params: { sessions: 20, cells: 20 },
+    who: quick ? [...FLOORS, ...LIB, "pexpect"] : [...FLOORS, "hooks", ...LIB, "pexpect"],
+  },
   ...Object.fromEntries(
-    SCALE.sessions.map((n) => [`scale${n}`, { rounds: 1, workload: "scale", params: { sessions: n, cells: SCALE.cells }, who: [...FLOORS, "si", "prompt", "pexpect"] }]),
+    SCALE.sessions.map((n) => [
+      `scale${n}`,
+      { rounds: 1, workload: "scale", params: { sessions: n, cells: SCALE.cells }, who: [...FLOORS, "si", "prompt", "pexpect"] },
+    ]),
   ),
 };
 
 /** Whether python3 here can import pexpect (its version), or why not. */
 function probePexpect() {
   try {
-    return { version: execFileSync("python3", ["-c", "import pexpect; print(pexpect.__version__)"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() };
+    return {
+      version: execFileSync("python3", ["-c", "import pexpect; print(pexpect.__version__)"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim(),
+    };
   } catch {
     return { error: "pexpect not measured: python3 cannot import it (apt-get install python3-pexpect)" };
   }
@@ -74,7 +90,8 @@ function worker(contender, workload, params) {
     file = "python3";
     args = [join(here, "pexpect_worker.py"), job];
   } else {
-    if (profileDir) args.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${workload}-${contender}-${Date.now()}.cpuprofile`);
+    if (profileDir)
+      args.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${workload}-${contender}-${Date.now()}.cpuprofile`);
     args.push(join(here, "worker.mjs"), job);
   }
   return new Promise((resolve) => {

@@ -21,10 +21,20 @@ async function scriptedModel() {
     doGenerate: async ({ prompt }) => {
       const call = calls[step++];
       if (call) {
-        return { content: [{ type: "tool-call", toolCallId: `c${step}`, toolName: call[0], input: JSON.stringify(call[1]) }], finishReason: { unified: "tool-calls", raw: undefined }, usage, warnings: [] };
+        return {
+          content: [{ type: "tool-call", toolCallId: `c${step}`, toolName: call[0], input: JSON.stringify(call[1]) }],
+          finishReason: { unified: "tool-calls", raw: undefined },
+          usage,
+          warnings: [],
+        };
       }
       const last = prompt.at(-1).content.at(-1).output.value;
-      return { content: [{ type: "text", text: `Python says: ${last.split("\n").slice(1).join(" ")}` }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+      return {
+        content: [{ type: "text", text: `Python says: ${last.split("\n").slice(1).join(" ")}` }],
+        finishReason: { unified: "stop", raw: undefined },
+        usage,
+        warnings: [],
+      };
     },
   });
 }
@@ -34,7 +44,11 @@ const manager = new SessionManager();
 try {
   const result = await generateText({
     model,
-    tools: terminalTools({ manager, maxSessions: 2, beforeRun: (_session, code) => (/\brm\s+-rf\b/.test(code) ? "rm -rf needs a human" : undefined) }),
+    tools: terminalTools({
+      manager,
+      maxSessions: 2,
+      beforeRun: (_session, code) => (/\brm\s+-rf\b/.test(code) ? "rm -rf needs a human" : undefined),
+    }),
     stopWhen: stepCountIs(12),
     prompt: "In a python3 terminal, define greet(name), ask for a name with input(), answer 'Ada', and print greet(name).",
     onStepFinish: ({ toolResults }) => {

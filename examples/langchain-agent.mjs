@@ -26,7 +26,12 @@ const manager = new SessionManager();
 try {
   const agent = createAgent({ model, tools: terminalTools({ manager, maxSessions: 2 }) });
   const state = await agent.invoke({
-    messages: [{ role: "user", content: "In a python3 terminal, define greet(name), ask for a name with input(), answer 'Ada', and print greet(name)." }],
+    messages: [
+      {
+        role: "user",
+        content: "In a python3 terminal, define greet(name), ask for a name with input(), answer 'Ada', and print greet(name).",
+      },
+    ],
   });
   for (const message of state.messages) {
     if (ToolMessage.isInstance(message)) console.log(`── ${message.name}\n${message.content}`);

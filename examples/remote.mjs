@@ -44,7 +44,9 @@ try {
   //    the next cells run over there, and `exit` comes back to the local framing.
   const local = await manager.create("local", { command: "bash", args: ["--norc", "--noprofile"] });
   const entered = await local.run(`ssh ${ssh(hosts[0]).map(quote).join(" ")}`);
-  console.log(`entered: ${entered.nested?.entered?.name} (${entered.nested?.entered?.shell} on the far side), stack depth ${local.nested.length}`);
+  console.log(
+    `entered: ${entered.nested?.entered?.name} (${entered.nested?.entered?.shell} on the far side), stack depth ${local.nested.length}`,
+  );
   const remote = await local.run("cd / && false");
   console.log(`remote cell: exit ${remote.exitCode}, cwd ${remote.cwd}`);
   const left = await local.run("exit");

@@ -90,13 +90,7 @@ export class SpawnError extends AgentTtyError {
   /** What the program printed before it failed, if anything. */
   readonly output: string;
 
-  constructor(
-    code: "ERR_SPAWN" | "ERR_NOT_READY",
-    command: string,
-    message: string,
-    output = "",
-    options: AgentTtyErrorOptions = {},
-  ) {
+  constructor(code: "ERR_SPAWN" | "ERR_NOT_READY", command: string, message: string, output = "", options: AgentTtyErrorOptions = {}) {
     super(code, message, options);
     this.command = command;
     this.output = output;

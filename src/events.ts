@@ -89,4 +89,8 @@ export interface SessionEvents {
 }
 
 /** A {@link SessionEvent} before the session stamps its name and time on it (one member per kind). @internal */
-export type SessionEventFields = SessionEvent extends infer Event ? (Event extends SessionEvent ? Omit<Event, "session" | "ts"> : never) : never;
+export type SessionEventFields = SessionEvent extends infer Event
+  ? Event extends SessionEvent
+    ? Omit<Event, "session" | "ts">
+    : never
+  : never;

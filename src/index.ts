@@ -24,12 +24,31 @@ export type { IdleOptions } from "./detect/idle.js";
 export type { InputWaitOptions } from "./detect/input-wait.js";
 export type { PromptOptions } from "./detect/prompt.js";
 export type { RepeatEnterOptions } from "./detect/repeat-enter.js";
-export type { DetectorInput, DetectorIo, FeedResult, ForegroundProgram, FrameDetector, FrameEnd, FrameSignal, SpawnPlan, Verdict } from "./detect/types.js";
+export type {
+  DetectorInput,
+  DetectorIo,
+  FeedResult,
+  ForegroundProgram,
+  FrameDetector,
+  FrameEnd,
+  FrameSignal,
+  SpawnPlan,
+  Verdict,
+} from "./detect/types.js";
 export type { LeftProgram, NestedProgram, NestingChange } from "./detect/nested.js";
 export type { ShellIntegrationOptions } from "./detect/shell-integration/index.js";
 export { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError } from "./errors.js";
 export type { AgentTtyErrorCode, AgentTtyErrorOptions } from "./errors.js";
-export type { CellDoneEvent, CellFiredEvent, ErrorEvent, ExitEvent, NotifyEvent, SessionEvent, SessionEventType, SessionEvents } from "./events.js";
+export type {
+  CellDoneEvent,
+  CellFiredEvent,
+  ErrorEvent,
+  ExitEvent,
+  NotifyEvent,
+  SessionEvent,
+  SessionEventType,
+  SessionEvents,
+} from "./events.js";
 export { SESSION_DEFAULTS } from "./options.js";
 export { Recording } from "./record/recording.js";
 export type { RecordOptions } from "./record/recording.js";

@@ -57,12 +57,16 @@ export class SessionManager {
     if (options === null || typeof options !== "object" || Array.isArray(options)) {
       throw invalidArgument(`Expected the session options to be an object, got ${describeValue(options)}`);
     }
-    if ("name" in options) throw invalidArgument("Expected the session options without `name`: the session is named by create()'s first argument");
+    if ("name" in options)
+      throw invalidArgument("Expected the session options without `name`: the session is named by create()'s first argument");
     if (this.#sessions.has(name) || this.#starting.has(name)) {
       throw new AgentTtyError("ERR_SESSION_EXISTS", `a session named '${name}' already exists; pick another name or close it first`);
     }
     if (this.#sessions.size + this.#starting.size >= this.#maxSessions) {
-      throw new AgentTtyError("ERR_TOO_MANY_SESSIONS", `cannot create '${name}': ${this.#maxSessions} sessions are open (maxSessions); close one first`);
+      throw new AgentTtyError(
+        "ERR_TOO_MANY_SESSIONS",
+        `cannot create '${name}': ${this.#maxSessions} sessions are open (maxSessions); close one first`,
+      );
     }
     this.#starting.add(name);
     try {

@@ -1,5 +1,13 @@
 import { describeValue, invalidArgument } from "./errors.js";
-import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, optionalString } from "./validate.js";
+import {
+  assertTerminalArea,
+  MAX_TERMINAL_SIDE,
+  optionalBoolean,
+  optionalPositive,
+  optionalSignal,
+  optionsObject,
+  optionalString,
+} from "./validate.js";
 import { MAX_TIMER_MS } from "./internal/long-timeout.js";
 import type { FrameDetector } from "./detect/types.js";
 import { isValidSessionName, SESSION_NAME_RULE } from "./names.js";
@@ -125,9 +133,24 @@ export const SESSION_DEFAULTS = Object.freeze({
 });
 
 const KNOWN_OPTIONS: readonly string[] = [
-  "command", "args", "cwd", "env", "extendEnv", "cols", "rows", "name", "label", "description",
-  "detector", "timeoutMs", "readyTimeoutMs", "maxOutputBytes", "hardenEnv", "closeGraceMs",
-  "maxProcesses", "record",
+  "command",
+  "args",
+  "cwd",
+  "env",
+  "extendEnv",
+  "cols",
+  "rows",
+  "name",
+  "label",
+  "description",
+  "detector",
+  "timeoutMs",
+  "readyTimeoutMs",
+  "maxOutputBytes",
+  "hardenEnv",
+  "closeGraceMs",
+  "maxProcesses",
+  "record",
 ];
 
 /** Throws unless `name` is a valid session name. */
@@ -150,7 +173,7 @@ function isDetector(value: unknown): value is FrameDetector {
 export function normalizeSessionOptions(options: unknown): NormalizedSessionOptions {
   const given = optionsObject(options, [...KNOWN_OPTIONS], "spawn options");
   const command = optionalString(given["command"], "command") ?? SESSION_DEFAULTS.command;
-  if (command.trim() === "") throw invalidArgument("Expected `command` to be a non-empty string, got `\"\"` (string)");
+  if (command.trim() === "") throw invalidArgument('Expected `command` to be a non-empty string, got `""` (string)');
   const args = given["args"] ?? SESSION_DEFAULTS.args;
   if (!Array.isArray(args) || !args.every((arg) => typeof arg === "string")) {
     throw invalidArgument(`Expected \`args\` to be an array of strings, got ${describeValue(args)}`);
@@ -161,7 +184,9 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
   }
   for (const [key, value] of Object.entries(env)) {
     if (key === "" || key.includes("=") || key.includes("\0")) {
-      throw invalidArgument(`Expected every \`env\` name to be non-empty, without "=" or NUL, got ${JSON.stringify(key)}: the program would see a different variable`);
+      throw invalidArgument(
+        `Expected every \`env\` name to be non-empty, without "=" or NUL, got ${JSON.stringify(key)}: the program would see a different variable`,
+      );
     }
     if (value !== undefined && typeof value !== "string") {
       throw invalidArgument(`Expected \`env.${key}\` to be a string, got ${describeValue(value)}`);
@@ -198,7 +223,8 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
     readyTimeoutMs: optionalPositive(given["readyTimeoutMs"], "readyTimeoutMs", { max: MAX_TIMER_MS }) ?? SESSION_DEFAULTS.readyTimeoutMs,
     maxOutputBytes: optionalPositive(given["maxOutputBytes"], "maxOutputBytes", { integer: true }) ?? SESSION_DEFAULTS.maxOutputBytes,
     hardenEnv,
-    closeGraceMs: optionalPositive(given["closeGraceMs"], "closeGraceMs", { allowZero: true, max: MAX_TIMER_MS }) ?? SESSION_DEFAULTS.closeGraceMs,
+    closeGraceMs:
+      optionalPositive(given["closeGraceMs"], "closeGraceMs", { allowZero: true, max: MAX_TIMER_MS }) ?? SESSION_DEFAULTS.closeGraceMs,
     maxProcesses:
       given["maxProcesses"] === Infinity
         ? Infinity
@@ -263,7 +289,7 @@ export function normalizeCellOptions(options: unknown, defaultTimeoutMs: number)
 export function normalizeCode(code: unknown): string {
   if (typeof code !== "string") throw invalidArgument(`Expected the cell's code to be a string, got ${describeValue(code)}`);
   const normalized = code.replace(/\r\n?/g, "\n").replace(/\n+$/, "");
-  if (normalized.trim() === "") throw invalidArgument("Expected the cell's code to be non-empty; use press(\"enter\") to send a bare Enter");
+  if (normalized.trim() === "") throw invalidArgument('Expected the cell\'s code to be non-empty; use press("enter") to send a bare Enter');
   // The terminal acts on these (Ctrl-C interrupts, Ctrl-S freezes output, ESC could end a paste):
   // they cannot be typed as text. Keys go through press() or write().
   const control = /[\x00-\x08\x0b-\x1f\x7f]/.exec(normalized);
@@ -271,7 +297,7 @@ export function normalizeCode(code: unknown): string {
     const code = control[0].charCodeAt(0);
     throw invalidArgument(
       `Expected the cell's code to be text without control characters, got U+${code.toString(16).toUpperCase().padStart(4, "0")} at index ${control.index}; ` +
-        "send keys such as Ctrl-C with press(\"ctrl+c\") or raw bytes with write()",
+        'send keys such as Ctrl-C with press("ctrl+c") or raw bytes with write()',
     );
   }
   return normalized;

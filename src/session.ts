@@ -4,14 +4,33 @@ import type { Cell, CellResult, CellSnapshot } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import type { NestedProgram } from "./detect/nested.js";
 import type { ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan } from "./detect/types.js";
-import { AgentTtyError, CellTimeoutError, HumanControlError, SessionBusyError, SessionClosedError, SpawnError, describeValue, invalidArgument } from "./errors.js";
+import {
+  AgentTtyError,
+  CellTimeoutError,
+  HumanControlError,
+  SessionBusyError,
+  SessionClosedError,
+  SpawnError,
+  describeValue,
+  invalidArgument,
+} from "./errors.js";
 import type { SessionEvent, SessionEventFields, SessionEvents } from "./events.js";
 import type { ExpectMatch } from "./expect.js";
 import { FrameCollector } from "./frame.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
 import { normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
-import { assertTerminalArea, MAX_TERMINAL_SIDE, optionalBoolean, optionalPositive, optionalSignal, optionsObject, requiredPositive, requiredString, optionalString } from "./validate.js";
+import {
+  assertTerminalArea,
+  MAX_TERMINAL_SIDE,
+  optionalBoolean,
+  optionalPositive,
+  optionalSignal,
+  optionsObject,
+  requiredPositive,
+  requiredString,
+  optionalString,
+} from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
 import { isLinuxProcAvailable, listSessionProcesses, readCommandLine, readForeground } from "./pty/proc-state.js";
@@ -193,16 +212,26 @@ export class Session {
       if (this.#detector.setup !== undefined) plan = await this.#detector.setup(plan);
     } catch (error) {
       if (error instanceof AgentTtyError) throw error;
-      throw new SpawnError("ERR_SPAWN", options.command, `detector '${this.#detector.name}' could not prepare '${options.command}': ${String(error)}`, "", { cause: error });
+      throw new SpawnError(
+        "ERR_SPAWN",
+        options.command,
+        `detector '${this.#detector.name}' could not prepare '${options.command}': ${String(error)}`,
+        "",
+        { cause: error },
+      );
     }
     try {
-      this.#pty = spawnPty(plan, { cols: options.cols, rows: options.rows }, {
-        onData: (text) => this.#onData(text),
-        onExit: (exit) => this.#onExit(exit),
-        onInput: (data) => {
-          for (const recording of this.#recordings) recording.input(data);
+      this.#pty = spawnPty(
+        plan,
+        { cols: options.cols, rows: options.rows },
+        {
+          onData: (text) => this.#onData(text),
+          onExit: (exit) => this.#onExit(exit),
+          onInput: (data) => {
+            for (const recording of this.#recordings) recording.input(data);
+          },
         },
-      });
+      );
     } catch (error) {
       this.#detector.dispose?.();
       throw new SpawnError("ERR_SPAWN", options.command, `could not start '${options.command}': ${String(error)}`, "", { cause: error });
@@ -420,7 +449,7 @@ export class Session {
    * @throws {AgentTtyError} `ERR_INVALID_ARGUMENT` for an unknown name (listing the valid ones); nothing is written then.
    */
   press(...keys: string[]): void {
-    if (keys.length === 0) throw invalidArgument("Expected at least one key name, e.g. press(\"enter\")");
+    if (keys.length === 0) throw invalidArgument('Expected at least one key name, e.g. press("enter")');
     const bytes = encodeKeys(keys, { applicationCursor: this.#output.screen().applicationCursorKeys });
     this.write(bytes);
   }
@@ -589,7 +618,8 @@ export class Session {
    * @throws {AgentTtyError} `ERR_INVALID_ARGUMENT` for an event other than `"stop"` / `"error"`; `ERR_SESSION_CLOSED`.
    */
   signal(event: "stop" | "error", payload?: unknown): boolean {
-    if (event !== "stop" && event !== "error") throw invalidArgument(`Expected \`event\` to be "stop" or "error", got ${describeValue(event)}`);
+    if (event !== "stop" && event !== "error")
+      throw invalidArgument(`Expected \`event\` to be "stop" or "error", got ${describeValue(event)}`);
     this.#assertOpen();
     const taker = this.#detector as FrameDetector & { signal?: (event: "stop" | "error", payload?: unknown) => boolean };
     const taken = typeof taker.signal === "function" ? taker.signal(event, payload) : false;
@@ -833,4 +863,3 @@ export class Session {
     await this.close();
   }
 }
-

@@ -65,7 +65,19 @@ export function terminalSandbox(session: Session, options: TerminalSandboxOption
       if (result.status === "interrupted" && abortSignal?.aborted === true) throw abortSignal.reason;
       return { exitCode: exitCodeOf(result), stdout: result.output, stderr: "" };
     },
-    async spawn({ command, workingDirectory, env, abortSignal, stdin }: { command: string; workingDirectory?: string; env?: Record<string, string>; abortSignal?: AbortSignal; stdin?: boolean }) {
+    async spawn({
+      command,
+      workingDirectory,
+      env,
+      abortSignal,
+      stdin,
+    }: {
+      command: string;
+      workingDirectory?: string;
+      env?: Record<string, string>;
+      abortSignal?: AbortSignal;
+      stdin?: boolean;
+    }) {
       const cell = fire(command, workingDirectory, env, abortSignal);
       const stdout = new ReadableStream<Uint8Array>({
         async start(controller) {

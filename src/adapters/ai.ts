@@ -47,7 +47,10 @@ export function terminalTools(options: TerminalToolOptions | TerminalToolkit = {
     set[definition.name] = tool({
       description: definition.description,
       inputSchema: definition.inputSchema,
-      execute: async function* (input: unknown, { abortSignal }: { abortSignal?: AbortSignal }): AsyncGenerator<TerminalToolResult, void, unknown> {
+      execute: async function* (
+        input: unknown,
+        { abortSignal }: { abortSignal?: AbortSignal },
+      ): AsyncGenerator<TerminalToolResult, void, unknown> {
         const progress: RunningOutcome[] = [];
         let wake: (() => void) | undefined;
         let done = false;

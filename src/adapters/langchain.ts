@@ -36,7 +36,12 @@ export function terminalTools(options: TerminalToolOptions | TerminalToolkit = {
         const outcome = await definition.execute(input, { signal: config?.signal });
         return [kit.render(outcome), outcome];
       },
-      { name: definition.name, description: definition.description, schema: definition.inputSchema, responseFormat: "content_and_artifact" },
+      {
+        name: definition.name,
+        description: definition.description,
+        schema: definition.inputSchema,
+        responseFormat: "content_and_artifact",
+      },
     ),
   ) as StructuredToolInterface[];
   Object.defineProperty(tools, TOOLKIT, { value: kit, enumerable: false });

@@ -55,7 +55,14 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
     server.registerTool(
       definition.name,
       { title, description: definition.description, inputSchema: definition.inputSchema, annotations: { title, ...hints } },
-      async (input: unknown, extra: { signal: AbortSignal; _meta?: { progressToken?: string | number | undefined } | undefined; sendNotification: (notification: never) => Promise<void> }) => {
+      async (
+        input: unknown,
+        extra: {
+          signal: AbortSignal;
+          _meta?: { progressToken?: string | number | undefined } | undefined;
+          sendNotification: (notification: never) => Promise<void>;
+        },
+      ) => {
         const token = extra._meta?.progressToken;
         let progress = 0;
         const outcome = await definition.execute(input, {
@@ -66,7 +73,10 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
                 onProgress: (update) => {
                   progress += 1;
                   void extra
-                    .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message: kit.render(update) } } as never)
+                    .sendNotification({
+                      method: "notifications/progress",
+                      params: { progressToken: token, progress, message: kit.render(update) },
+                    } as never)
                     .catch(() => {});
                 },
               }),
@@ -82,8 +92,18 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
 
   const list = () => ({
     resources: kit.manager.list().flatMap((info) => [
-      { uri: `terminal://${info.name}/screen`, name: `${info.name} screen`, description: `What a person would see on session '${info.name}' now`, mimeType: "text/plain" },
-      { uri: `terminal://${info.name}/history`, name: `${info.name} history`, description: `The last lines of session '${info.name}''s transcript`, mimeType: "text/plain" },
+      {
+        uri: `terminal://${info.name}/screen`,
+        name: `${info.name} screen`,
+        description: `What a person would see on session '${info.name}' now`,
+        mimeType: "text/plain",
+      },
+      {
+        uri: `terminal://${info.name}/history`,
+        name: `${info.name} history`,
+        description: `The last lines of session '${info.name}''s transcript`,
+        mimeType: "text/plain",
+      },
     ]),
   });
   const read = (kind: "screen" | "history") => (uri: URL, variables: Record<string, string | string[]>) => {
@@ -102,7 +122,11 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   server.registerResource(
     "terminal-history",
     new ResourceTemplate("terminal://{session}/history", { list: undefined }),
-    { title: "Terminal history", description: "The last 500 lines of a session's clean transcript (input lines included)", mimeType: "text/plain" },
+    {
+      title: "Terminal history",
+      description: "The last 500 lines of a session's clean transcript (input lines included)",
+      mimeType: "text/plain",
+    },
     read("history"),
   );
 

@@ -21,7 +21,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { host: { type: "string" }, port: { type: "string" }, token: { type: "string" }, "no-token": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        host: { type: "string" },
+        port: { type: "string" },
+        token: { type: "string" },
+        "no-token": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
       strict: true,
     }));
   } catch (error) {

@@ -39,7 +39,9 @@ const REPLS: Record<string, () => FrameDetector> = {
 
 /** The program a command runs, without path or version: `/usr/bin/python3.12` → `python`. */
 export function programName(command: string): string {
-  return basename(command).replace(/\.exe$/, "").replace(/[\d.]+$/, "");
+  return basename(command)
+    .replace(/\.exe$/, "")
+    .replace(/[\d.]+$/, "");
 }
 
 /** Runs a script rather than an interactive prompt. */

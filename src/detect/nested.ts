@@ -102,7 +102,8 @@ export function classifyNested(
 ): NestedKind {
   const [command = "", ...args] = commandLine;
   const name = basename(command).replace(/^-/, ""); // a login shell's argv[0] is "-bash"
-  if (REMOTE_PROGRAMS.has(name)) return startsRemoteShell(name, args) || name === "mosh-client" ? { kind: "shell", remote: true } : undefined;
+  if (REMOTE_PROGRAMS.has(name))
+    return startsRemoteShell(name, args) || name === "mosh-client" ? { kind: "shell", remote: true } : undefined;
   if (SWITCH_USER.has(name)) return { kind: "shell", remote: false };
   if (isShell(name)) {
     // `bash script.sh` or `bash -c …` waiting for input is a script reading, not a shell.

@@ -93,7 +93,12 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
     throw invalidArgument(`Expected \`name\` to be a non-empty string, got ${describeValue(given["name"])}`);
   }
   const cancelGiven = given["cancelIncomplete"];
-  if (cancelGiven !== undefined && cancelGiven !== false && typeof cancelGiven !== "function" && (typeof cancelGiven !== "string" || cancelGiven === "")) {
+  if (
+    cancelGiven !== undefined &&
+    cancelGiven !== false &&
+    typeof cancelGiven !== "function" &&
+    (typeof cancelGiven !== "string" || cancelGiven === "")
+  ) {
     throw invalidArgument(`Expected \`cancelIncomplete\` to be a non-empty string, a function or false, got ${describeValue(cancelGiven)}`);
   }
   const isPrompt = matcher(pattern, "pattern");

@@ -48,7 +48,10 @@ export type Verdict =
   | ({ readonly kind: "end" } & FrameEnd)
   | { readonly kind: "echo" }
   | { readonly kind: "output-start" }
-  | { readonly kind: "output-end"; /** A line the detector adds to the output, such as why the cell could not run. */ readonly note?: string };
+  | {
+      readonly kind: "output-end";
+      /** A line the detector adds to the output, such as why the cell could not run. */ readonly note?: string;
+    };
 
 /**
  * The first form of {@link Verdict}, still accepted from `feed`: `{ echo: true }`
@@ -66,10 +69,7 @@ export type FrameSignal =
  * lines, and (for detectors that set {@link FrameDetector.markPrefix}) the
  * body of every OSC escape sequence starting with that prefix, in stream order.
  */
-export type DetectorInput =
-  | { readonly raw: string }
-  | { readonly line: string; readonly partial: boolean }
-  | { readonly mark: string };
+export type DetectorInput = { readonly raw: string } | { readonly line: string; readonly partial: boolean } | { readonly mark: string };
 
 /**
  * What `feed` may return: a {@link Verdict}, nothing (keep going), or the

@@ -33,6 +33,7 @@ export function toVerdict(result: FeedResult): Verdict | undefined {
   if (result === undefined || result === null) return undefined;
   if ("kind" in result) return result;
   if ("echo" in result) return ECHO;
-  if ("output" in result) return (result as FrameSignal & { output: string }).output === "start" ? OUTPUT_START : outputEnd((result as { note?: string }).note);
+  if ("output" in result)
+    return (result as FrameSignal & { output: string }).output === "start" ? OUTPUT_START : outputEnd((result as { note?: string }).note);
   return frameEnd(result);
 }

@@ -171,12 +171,18 @@ function sliceBytes(text: string, maxBytes: number): string {
   if (text.length <= maxBytes / 3) return text;
   const buffer = Buffer.from(text);
   if (buffer.length <= maxBytes) return text;
-  return buffer.subarray(0, maxBytes).toString().replace(/\uFFFD$/, "");
+  return buffer
+    .subarray(0, maxBytes)
+    .toString()
+    .replace(/\uFFFD$/, "");
 }
 
 /** The longest suffix of `text` that fits in `maxBytes` of UTF-8. */
 function sliceBytesFromEnd(text: string, maxBytes: number): string {
   const buffer = Buffer.from(text);
   if (buffer.length <= maxBytes) return text;
-  return buffer.subarray(buffer.length - maxBytes).toString().replace(/^\uFFFD/, "");
+  return buffer
+    .subarray(buffer.length - maxBytes)
+    .toString()
+    .replace(/^\uFFFD/, "");
 }

@@ -96,7 +96,9 @@ export class RawStore {
     this.#rangesAllowed &&= rangesFromNowOn;
     if (!this.#hasRanges || this.#segments === undefined) return;
     const clean = this.#clean();
-    this.#segments = this.#segments.map((segment) => (typeof segment === "string" ? segment : toRaw(clean.slice(segment.start, segment.end))));
+    this.#segments = this.#segments.map((segment) =>
+      typeof segment === "string" ? segment : toRaw(clean.slice(segment.start, segment.end)),
+    );
     this.#hasRanges = false;
   }
 
@@ -106,7 +108,10 @@ export class RawStore {
    * with the bytes left out once over the cap. `clean` is the clean output
    * so far, when the caller has it at hand.
    */
-  finish(clean: string | undefined, marker: (omittedBytes: number) => string): { readonly text: string | (() => string); readonly omittedBytes: number } {
+  finish(
+    clean: string | undefined,
+    marker: (omittedBytes: number) => string,
+  ): { readonly text: string | (() => string); readonly omittedBytes: number } {
     this.#close();
     if (this.#capped !== undefined) {
       const capped = this.#capped.finish(marker);
@@ -120,7 +125,11 @@ export class RawStore {
     }
     const kept = [...segments];
     const cleanText = clean ?? this.#clean();
-    return { text: () => kept.map((segment) => (typeof segment === "string" ? segment : toRaw(cleanText.slice(segment.start, segment.end)))).join(""), omittedBytes: 0 };
+    return {
+      text: () =>
+        kept.map((segment) => (typeof segment === "string" ? segment : toRaw(cleanText.slice(segment.start, segment.end)))).join(""),
+      omittedBytes: 0,
+    };
   }
 
   /** The chunk being taken in is complete: its parts go in as text and ranges. */

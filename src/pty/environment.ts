@@ -22,7 +22,11 @@ const HARDENED_ENV: Readonly<Record<string, string>> = Object.freeze({
  * unless the caller gave one (`LC_ALL`, `LC_CTYPE` or `LANG`, kept as given)
  * or the inherited one is UTF-8, and the hardened variables unless given.
  */
-export function buildEnvironment(given: Readonly<Record<string, string | undefined>>, harden: boolean, extend = true): Record<string, string> {
+export function buildEnvironment(
+  given: Readonly<Record<string, string | undefined>>,
+  harden: boolean,
+  extend = true,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(extend ? process.env : {})) {
     if (value !== undefined) env[key] = value;
@@ -56,7 +60,11 @@ export function checkCwd(cwd: string, command: string): void {
     // reported below
   }
   if (!isDirectory) {
-    throw new SpawnError("ERR_SPAWN", command, `cannot start '${command}': cwd '${cwd}' is not an existing directory; create it or pass another cwd`);
+    throw new SpawnError(
+      "ERR_SPAWN",
+      command,
+      `cannot start '${command}': cwd '${cwd}' is not an existing directory; create it or pass another cwd`,
+    );
   }
 }
 
@@ -105,7 +113,11 @@ export function resolveCommand(command: string, path: string | undefined): strin
   if (command.includes("/")) {
     const absolute = isAbsolute(command) ? command : resolve(command);
     if (isExecutable(absolute)) return absolute;
-    throw new SpawnError("ERR_SPAWN", command, `cannot start '${command}': no executable file at '${absolute}'; check the path and its permissions`);
+    throw new SpawnError(
+      "ERR_SPAWN",
+      command,
+      `cannot start '${command}': no executable file at '${absolute}'; check the path and its permissions`,
+    );
   }
   for (const dir of (path ?? "").split(delimiter)) {
     if (dir === "") continue;

@@ -7,7 +7,6 @@ const HUP_RESEND_MS = 100;
 /** How long to wait for the program to go after SIGKILL before giving up on it. */
 const KILL_WAIT_MS = 2_000;
 
-
 function signal(pid: number, name: NodeJS.Signals): void {
   try {
     process.kill(pid, name);
@@ -18,7 +17,11 @@ function signal(pid: number, name: NodeJS.Signals): void {
 
 /** Whether `promise` settles within `ms`. */
 function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return settleWithin(promise.then(() => true), ms, false);
+  return settleWithin(
+    promise.then(() => true),
+    ms,
+    false,
+  );
 }
 
 /**

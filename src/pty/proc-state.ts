@@ -35,21 +35,31 @@ type WaitKind = "read" | "select" | "poll" | "epoll";
 /** Syscalls a process waiting for terminal input sits in, per architecture. */
 const WAIT_SYSCALLS: Partial<Record<string, ReadonlyMap<number, WaitKind>>> = {
   x64: new Map<number, WaitKind>([
-    [0, "read"], [17, "read"], [19, "read"],
-    [23, "select"], [270, "select"],
-    [7, "poll"], [271, "poll"],
-    [232, "epoll"], [281, "epoll"], [441, "epoll"],
+    [0, "read"],
+    [17, "read"],
+    [19, "read"],
+    [23, "select"],
+    [270, "select"],
+    [7, "poll"],
+    [271, "poll"],
+    [232, "epoll"],
+    [281, "epoll"],
+    [441, "epoll"],
   ]),
   arm64: new Map<number, WaitKind>([
-    [63, "read"], [65, "read"], [67, "read"],
+    [63, "read"],
+    [65, "read"],
+    [67, "read"],
     [72, "select"],
     [73, "poll"],
-    [22, "epoll"], [441, "epoll"],
+    [22, "epoll"],
+    [441, "epoll"],
   ]),
 };
 
 /** Kernel functions a task sleeps in while waiting on a terminal or on select/poll/epoll. */
-const TERMINAL_WCHAN = /^(n_tty_read|tty_read|wait_woken|do_select|core_sys_select|do_sys_poll|poll_schedule_timeout.*|ep_poll|do_epoll_wait)$/;
+const TERMINAL_WCHAN =
+  /^(n_tty_read|tty_read|wait_woken|do_select|core_sys_select|do_sys_poll|poll_schedule_timeout.*|ep_poll|do_epoll_wait)$/;
 
 /** `makedev(5, 0)`: `/dev/tty`, the calling process's controlling terminal. */
 const DEV_TTY = (5 << 8) | 0;

@@ -67,7 +67,9 @@ export class PtyWriter {
     };
     this.#fullRetries++;
     this.#retry =
-      this.#fullRetries <= FAST_RETRIES ? setImmediate(retry) : setTimeout(retry, Math.min(2 ** (this.#fullRetries - FAST_RETRIES), MAX_RETRY_MS));
+      this.#fullRetries <= FAST_RETRIES
+        ? setImmediate(retry)
+        : setTimeout(retry, Math.min(2 ** (this.#fullRetries - FAST_RETRIES), MAX_RETRY_MS));
   }
 
   #cancelRetry(): void {

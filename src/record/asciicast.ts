@@ -100,7 +100,11 @@ export class AsciicastWriter {
     try {
       this.#fd = openSync(path, "w", 0o644);
     } catch (error) {
-      throw new AgentTtyError("ERR_RECORD", `cannot create the recording '${path}': ${(error as Error).message}; pick a path in a directory that exists and that you can write`, { cause: error });
+      throw new AgentTtyError(
+        "ERR_RECORD",
+        `cannot create the recording '${path}': ${(error as Error).message}; pick a path in a directory that exists and that you can write`,
+        { cause: error },
+      );
     }
     const full: AsciicastHeader = { ...header, version: 2, timestamp: header.timestamp ?? Math.floor(Date.now() / 1000) };
     this.#append(`${JSON.stringify(full)}\n`);
@@ -239,14 +243,30 @@ class CastParser {
     }
     if (this.#header === undefined) {
       const header = value as Partial<AsciicastHeader> | null;
-      if (typeof header !== "object" || header === null || header.version !== 2 || typeof header.width !== "number" || typeof header.height !== "number") {
-        throw invalidArgument(`Expected an asciicast v2 header ({"version": 2, "width", "height"}) on line ${number}, got ${JSON.stringify(line.slice(0, 80))}`);
+      if (
+        typeof header !== "object" ||
+        header === null ||
+        header.version !== 2 ||
+        typeof header.width !== "number" ||
+        typeof header.height !== "number"
+      ) {
+        throw invalidArgument(
+          `Expected an asciicast v2 header ({"version": 2, "width", "height"}) on line ${number}, got ${JSON.stringify(line.slice(0, 80))}`,
+        );
       }
       this.#header = header as AsciicastHeader;
       return;
     }
-    if (!Array.isArray(value) || value.length !== 3 || typeof value[0] !== "number" || typeof value[1] !== "string" || typeof value[2] !== "string") {
-      throw invalidArgument(`Expected an asciicast v2 event [time, code, data] on line ${number}, got ${JSON.stringify(line.slice(0, 80))}`);
+    if (
+      !Array.isArray(value) ||
+      value.length !== 3 ||
+      typeof value[0] !== "number" ||
+      typeof value[1] !== "string" ||
+      typeof value[2] !== "string"
+    ) {
+      throw invalidArgument(
+        `Expected an asciicast v2 event [time, code, data] on line ${number}, got ${JSON.stringify(line.slice(0, 80))}`,
+      );
     }
     this.#events.push(value as unknown as AsciicastEvent);
   }

@@ -63,7 +63,8 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
     if (error instanceof HTTPException && error.status < 500) {
       return c.json({ error: { code: "ERR_INVALID_ARGUMENT", message: error.message } }, error.status);
     }
-    if (!(error instanceof AgentTtyError)) console.error(`${new Date().toISOString()} agent-tty serve: ${c.req.method} ${c.req.path} failed:`, error);
+    if (!(error instanceof AgentTtyError))
+      console.error(`${new Date().toISOString()} agent-tty serve: ${c.req.method} ${c.req.path} failed:`, error);
     return c.json(errorBody(error), httpStatus(error));
   });
   app.notFound((c) => c.json({ error: { code: "ERR_NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
@@ -86,7 +87,12 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/api/sessions", summary: "List sessions", responses: { 200: json(z.array(SessionInfoSchema), "Sessions, oldest first"), 401: errors[401] } }),
+    createRoute({
+      method: "get",
+      path: "/api/sessions",
+      summary: "List sessions",
+      responses: { 200: json(z.array(SessionInfoSchema), "Sessions, oldest first"), 401: errors[401] },
+    }),
     (c) => c.json(service.entries().map(sessionView), 200),
   );
 
@@ -110,12 +116,24 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/api/sessions/{name}", summary: "One session", request: { params: NameParams }, responses: { 200: json(SessionInfoSchema, "The session"), 404: errors[404] } }),
+    createRoute({
+      method: "get",
+      path: "/api/sessions/{name}",
+      summary: "One session",
+      request: { params: NameParams },
+      responses: { 200: json(SessionInfoSchema, "The session"), 404: errors[404] },
+    }),
     (c) => c.json(sessionView(service.get(c.req.valid("param").name)), 200),
   );
 
   app.openapi(
-    createRoute({ method: "delete", path: "/api/sessions/{name}", summary: "Close a session", request: { params: NameParams }, responses: { 204: { description: "Closed" }, 404: errors[404] } }),
+    createRoute({
+      method: "delete",
+      path: "/api/sessions/{name}",
+      summary: "Close a session",
+      request: { params: NameParams },
+      responses: { 204: { description: "Closed" }, 404: errors[404] },
+    }),
     async (c) => {
       const { name } = c.req.valid("param");
       service.get(name);
@@ -130,7 +148,12 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
       path: "/api/sessions/{name}/run",
       summary: "Run a cell to its settle point",
       request: { params: NameParams, ...body(RunBody) },
-      responses: { 200: json(CellResultSchema, "The cell's result (every status, timeout included)"), 400: errors[400], 404: errors[404], 409: errors[409] },
+      responses: {
+        200: json(CellResultSchema, "The cell's result (every status, timeout included)"),
+        400: errors[400],
+        404: errors[404],
+        409: errors[409],
+      },
     }),
     async (c) => {
       const { code, ...options } = defined(c.req.valid("json"));
@@ -147,7 +170,12 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
       path: "/api/sessions/{name}/fire",
       summary: "Start a cell, answer at once",
       request: { params: NameParams, ...body(RunBody) },
-      responses: { 202: json(z.object({ cellId: z.string(), status: z.string() }), "Started (or queued)"), 400: errors[400], 404: errors[404], 409: errors[409] },
+      responses: {
+        202: json(z.object({ cellId: z.string(), status: z.string() }), "Started (or queued)"),
+        400: errors[400],
+        404: errors[404],
+        409: errors[409],
+      },
     }),
     (c) => {
       const { code, untilInput: _untilInput, ...options } = defined(c.req.valid("json"));
@@ -157,12 +185,24 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/api/sessions/{name}/cells", summary: "Recent cells with status and exit code", request: { params: NameParams }, responses: { 200: json(z.array(CellViewSchema), "Newest last"), 404: errors[404] } }),
+    createRoute({
+      method: "get",
+      path: "/api/sessions/{name}/cells",
+      summary: "Recent cells with status and exit code",
+      request: { params: NameParams },
+      responses: { 200: json(z.array(CellViewSchema), "Newest last"), 404: errors[404] },
+    }),
     (c) => c.json(service.get(c.req.valid("param").name).cells.map(cellView), 200),
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/api/sessions/{name}/cells/{id}", summary: "Poll a cell", request: { params: CellParams }, responses: { 200: json(CellSnapshotSchema, "poll(id)"), 404: errors[404] } }),
+    createRoute({
+      method: "get",
+      path: "/api/sessions/{name}/cells/{id}",
+      summary: "Poll a cell",
+      request: { params: CellParams },
+      responses: { 200: json(CellSnapshotSchema, "poll(id)"), 404: errors[404] },
+    }),
     (c) => {
       const { name, id } = c.req.valid("param");
       const snapshot = service.get(name).session.poll(id);
@@ -234,7 +274,13 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
       path: "/api/sessions/{name}/events",
       summary: "Server-Sent Events: the session's SessionEvents (fired, done, notify, exit, error) and control changes",
       request: { params: NameParams },
-      responses: { 200: { description: "text/event-stream; each event's data is one JSON object", content: { "text/event-stream": { schema: z.string() } } }, 404: errors[404] },
+      responses: {
+        200: {
+          description: "text/event-stream; each event's data is one JSON object",
+          content: { "text/event-stream": { schema: z.string() } },
+        },
+        404: errors[404],
+      },
     }),
     (c) => {
       const entry = service.get(c.req.valid("param").name);
@@ -281,7 +327,12 @@ export function buildApp(service: SessionService, gate: Gate): OpenAPIHono {
       path: "/api/sessions/{name}/ask",
       summary: "Write a prompt to a TUI agent, submit it, wait for its stop signal; the turn's clean text",
       request: { params: NameParams, ...body(AskBody) },
-      responses: { 200: json(z.object({ text: z.string(), result: CellResultSchema }), "The turn"), 400: errors[400], 404: errors[404], 409: errors[409] },
+      responses: {
+        200: json(z.object({ text: z.string(), result: CellResultSchema }), "The turn"),
+        400: errors[400],
+        404: errors[404],
+        409: errors[409],
+      },
     }),
     async (c) => {
       const { prompt, timeoutMs } = c.req.valid("json");

@@ -112,9 +112,13 @@ export class Gate {
   check(method: string, headers: IncomingHttpHeaders | Headers, options: { upgrade?: boolean; path?: string } = {}): Refusal | null {
     const host = hostHeader(headers);
     if (this.token === undefined) {
-      const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0] ?? "";
+      const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : (host.split(":")[0] ?? "");
       if (!isLoopbackHost(name)) {
-        return { status: 403, code: "ERR_FORBIDDEN_HOST", message: `Host '${host}' is not a loopback name; without a token only localhost may be used` };
+        return {
+          status: 403,
+          code: "ERR_FORBIDDEN_HOST",
+          message: `Host '${host}' is not a loopback name; without a token only localhost may be used`,
+        };
       }
     } else {
       const auth = header(headers, "authorization");
@@ -125,7 +129,12 @@ export class Gate {
       const ok =
         (bearer !== undefined && (sameSecret(bearer, this.token) || (signalToken !== undefined && sameSecret(bearer, signalToken)))) ||
         (cookie !== undefined && sameSecret(cookie, this.token));
-      if (!ok) return { status: 401, code: "ERR_UNAUTHORIZED", message: "missing or wrong token: send 'Authorization: Bearer <token>' or open the login URL the server printed" };
+      if (!ok)
+        return {
+          status: 401,
+          code: "ERR_UNAUTHORIZED",
+          message: "missing or wrong token: send 'Authorization: Bearer <token>' or open the login URL the server printed",
+        };
     }
     const changing = options.upgrade === true || !["GET", "HEAD", "OPTIONS"].includes(method.toUpperCase());
     const origin = header(headers, "origin");
@@ -137,7 +146,11 @@ export class Gate {
         originHost = "";
       }
       if (originHost !== host) {
-        return { status: 403, code: "ERR_FORBIDDEN_ORIGIN", message: `Origin '${origin}' is not this server; a page on another site may not drive these terminals` };
+        return {
+          status: 403,
+          code: "ERR_FORBIDDEN_ORIGIN",
+          message: `Origin '${origin}' is not this server; a page on another site may not drive these terminals`,
+        };
       }
     } else if (changing && origin === "null") {
       return { status: 403, code: "ERR_FORBIDDEN_ORIGIN", message: "Origin 'null' is refused" };

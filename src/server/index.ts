@@ -21,8 +21,25 @@ import { buildApp } from "./app.js";
 import { Gate, isLoopbackHost } from "./auth.js";
 import { serveTerminalSockets } from "./terminal-socket.js";
 
-export { SessionEntry, SessionService, HumanControlError, NeedsRecoveryError, NoSessionError, errorBody, httpStatus } from "../service/index.js";
-export type { CellRecord, ControlHolder, CreateInput, ErrorBody, ServiceEvent, SessionServiceOptions, SessionView, SignalRecord } from "../service/index.js";
+export {
+  SessionEntry,
+  SessionService,
+  HumanControlError,
+  NeedsRecoveryError,
+  NoSessionError,
+  errorBody,
+  httpStatus,
+} from "../service/index.js";
+export type {
+  CellRecord,
+  ControlHolder,
+  CreateInput,
+  ErrorBody,
+  ServiceEvent,
+  SessionServiceOptions,
+  SessionView,
+  SignalRecord,
+} from "../service/index.js";
 export { generateToken, isLoopbackHost } from "./auth.js";
 
 /** Options of {@link createServer}. */
@@ -63,8 +80,10 @@ export async function createServer(options: ServerOptions = {}): Promise<AgentTt
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 7681;
   const token = options.token;
-  if (typeof host !== "string" || host === "") throw new AgentTtyError("ERR_INVALID_ARGUMENT", `Expected \`host\` to be a non-empty string`);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new AgentTtyError("ERR_INVALID_ARGUMENT", `Expected \`port\` to be an integer from 0 to 65535, got \`${String(port)}\``);
+  if (typeof host !== "string" || host === "")
+    throw new AgentTtyError("ERR_INVALID_ARGUMENT", `Expected \`host\` to be a non-empty string`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new AgentTtyError("ERR_INVALID_ARGUMENT", `Expected \`port\` to be an integer from 0 to 65535, got \`${String(port)}\``);
   if (token !== undefined && (typeof token !== "string" || token.length < 8 || /\s/.test(token))) {
     throw new AgentTtyError("ERR_INVALID_ARGUMENT", "Expected `token` to be a string of at least 8 characters without spaces");
   }
@@ -96,7 +115,9 @@ export async function createServer(options: ServerOptions = {}): Promise<AgentTt
   const closeSockets = serveTerminalSockets(server, service, gate);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
-      reject(new AgentTtyError("ERR_INVALID_ARGUMENT", `cannot listen on ${host}:${port}: ${error.code ?? error.message}`, { cause: error }));
+      reject(
+        new AgentTtyError("ERR_INVALID_ARGUMENT", `cannot listen on ${host}:${port}: ${error.code ?? error.message}`, { cause: error }),
+      );
     };
     server.once("error", onError);
     server.listen(port, host, () => {

@@ -19,7 +19,11 @@ export const SessionName = z
 export const NameParams = z.object({ name: SessionName });
 export const CellParams = z.object({
   name: SessionName,
-  id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" }, example: "3f2a9c01b7d4" }),
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" }, example: "3f2a9c01b7d4" }),
 });
 
 /** The tool set's fields (`terminal_open`), plus what only HTTP offers: a detector choice and the size. */
@@ -28,7 +32,10 @@ export const OpenBody = z
     ...terminalOpenShape,
     name: SessionName.optional(),
     detector: z.enum(["auto", "external"]).optional().openapi({ description: '"external": turns end by POST …/signal (TUI agent CLIs)' }),
-    readyOn: z.enum(["quiet", "signal"]).optional().openapi({ description: 'with detector "external": ready once quiet (default) or on the first signal' }),
+    readyOn: z
+      .enum(["quiet", "signal"])
+      .optional()
+      .openapi({ description: 'with detector "external": ready once quiet (default) or on the first signal' }),
     cols: z.number().int().min(10).max(1000).optional(),
     rows: z.number().int().min(2).max(500).optional(),
   })
@@ -38,7 +45,12 @@ export const OpenBody = z
 export const RunBody = z
   .object({
     code: terminalRunShape.code,
-    timeoutMs: z.number().int().positive().max(24 * 3600_000).optional(),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(24 * 3600_000)
+      .optional(),
     untilInput: z.boolean().optional(),
     queue: z.boolean().optional(),
   })
@@ -63,14 +75,28 @@ export const SignalBody = z
 
 export const AskBody = z
   .object({
-    prompt: z.string().min(1).max(1 << 20),
-    timeoutMs: z.number().int().positive().max(24 * 3600_000).optional(),
+    prompt: z
+      .string()
+      .min(1)
+      .max(1 << 20),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(24 * 3600_000)
+      .optional(),
   })
   .strict()
   .openapi("Ask");
 
 export const HistoryQuery = z.object({
-  lines: z.coerce.number().int().min(1).max(100_000).optional().openapi({ param: { name: "lines", in: "query" }, example: 50 }),
+  lines: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .optional()
+    .openapi({ param: { name: "lines", in: "query" }, example: 50 }),
 });
 
 export const ErrorSchema = z
@@ -128,5 +154,12 @@ export const CellSnapshotSchema = z
   .openapi("CellSnapshot");
 
 export const CellViewSchema = z
-  .object({ cellId: z.string(), code: z.string(), status: z.string(), exitCode: z.number().nullable(), startedAt: z.string(), durationMs: z.number().nullable() })
+  .object({
+    cellId: z.string(),
+    code: z.string(),
+    status: z.string(),
+    exitCode: z.number().nullable(),
+    startedAt: z.string(),
+    durationMs: z.number().nullable(),
+  })
   .openapi("CellSummary");

@@ -21,11 +21,7 @@ const DRAIN_CHECK_MS = 100;
 const PATH = /^\/api\/sessions\/([^/]+)\/terminal$/;
 
 /** What the page sends. */
-type ClientMessage =
-  | { type: "take" }
-  | { type: "give" }
-  | { type: "input"; data: string }
-  | { type: "resize"; cols: number; rows: number };
+type ClientMessage = { type: "take" } | { type: "give" } | { type: "input"; data: string } | { type: "resize"; cols: number; rows: number };
 
 /** Serves terminal WebSockets on `server`; returns a function that closes them all. */
 export function serveTerminalSockets(server: Server, service: SessionService, gate: Gate): () => void {
@@ -53,7 +49,9 @@ export function serveTerminalSockets(server: Server, service: SessionService, ga
 function refuse(socket: Duplex, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   const reason = status === 401 ? "Unauthorized" : status === 403 ? "Forbidden" : status === 404 ? "Not Found" : "Conflict";
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }
 
 /** The screen as bytes that redraw it on a fresh terminal: colours, attributes and modes kept. */
@@ -96,7 +94,8 @@ function watch(ws: WebSocket, entry: SessionEntry, service: SessionService): voi
   const onService = (event: ServiceEvent): void => {
     if (event.session !== entry.name) return;
     if (event.type === "control") send(control());
-    if (event.type === "cell") send({ type: "cell", cell: { cellId: event.cell.cellId, status: event.cell.status, exitCode: event.cell.exitCode } });
+    if (event.type === "cell")
+      send({ type: "cell", cell: { cellId: event.cell.cellId, status: event.cell.status, exitCode: event.cell.exitCode } });
   };
   const onExit = (): void => {
     send({ type: "exit", exitCode: sh.exitCode });
@@ -138,7 +137,15 @@ function watch(ws: WebSocket, entry: SessionEntry, service: SessionService): voi
           if (typeof message.data === "string") entry.humanWrite(id, message.data);
           break;
         case "resize":
-          if (entry.holds(id) && Number.isInteger(message.cols) && Number.isInteger(message.rows) && message.cols >= 10 && message.rows >= 2 && message.cols <= 1000 && message.rows <= 500) {
+          if (
+            entry.holds(id) &&
+            Number.isInteger(message.cols) &&
+            Number.isInteger(message.rows) &&
+            message.cols >= 10 &&
+            message.rows >= 2 &&
+            message.cols <= 1000 &&
+            message.rows <= 500
+          ) {
             sh.resize(message.cols, message.rows);
           }
           break;

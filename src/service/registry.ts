@@ -256,7 +256,8 @@ export class SessionEntry {
     const record: SignalRecord = { event, payload: payload ?? null, at: new Date(), taken };
     this.signals.push(record);
     if (this.signals.length > SIGNAL_RECORDS) this.signals.shift();
-    if (event === "error") this.#lastError = `the program's hook signalled an error${payload === undefined ? "" : `: ${JSON.stringify(payload).slice(0, 200)}`}`;
+    if (event === "error")
+      this.#lastError = `the program's hook signalled an error${payload === undefined ? "" : `: ${JSON.stringify(payload).slice(0, 200)}`}`;
     this.#emit({ type: "signal", session: this.name, signal: record });
     return record;
   }
@@ -265,7 +266,16 @@ export class SessionEntry {
   get runningCell(): CellRecord | null {
     const active = this.session.activeCell;
     if (active === null) return null;
-    return this.cells.find((c) => c.cellId === active.id) ?? { cellId: active.id, code: active.code, status: "running", exitCode: null, startedAt: active.startedAt, durationMs: null };
+    return (
+      this.cells.find((c) => c.cellId === active.id) ?? {
+        cellId: active.id,
+        code: active.code,
+        status: "running",
+        exitCode: null,
+        startedAt: active.startedAt,
+        durationMs: null,
+      }
+    );
   }
 }
 
@@ -323,7 +333,10 @@ export class SessionService {
     if (typeof detector === "object" && typeof detector.signal === "function") this.#starting.set(name, detector.signal.bind(detector));
     let session: Session;
     try {
-      session = await this.manager.create(name, Object.keys(extraEnv).length > 0 ? { ...options, env: { ...extraEnv, ...options.env } } : options);
+      session = await this.manager.create(
+        name,
+        Object.keys(extraEnv).length > 0 ? { ...options, env: { ...extraEnv, ...options.env } } : options,
+      );
     } finally {
       this.#starting.delete(name);
     }

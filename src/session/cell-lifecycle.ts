@@ -1,4 +1,12 @@
-import { Cell, type CellControl, type CellResult, type CellSnapshot, type CellStatus, type DecidedBy, type FinalCellStatus } from "../cell.js";
+import {
+  Cell,
+  type CellControl,
+  type CellResult,
+  type CellSnapshot,
+  type CellStatus,
+  type DecidedBy,
+  type FinalCellStatus,
+} from "../cell.js";
 import type { NestingChange } from "../detect/nested.js";
 import type { FrameDetector, FrameEnd } from "../detect/types.js";
 import { AgentTtyError, HumanControlError, SessionBusyError, SessionClosedError } from "../errors.js";
@@ -265,7 +273,12 @@ export class CellLifecycle {
   failQueued(): void {
     for (const run of this.#queue.splice(0)) {
       run.unlisten?.();
-      run.control.fail(new SessionClosedError(this.#options.name, this.#host.exited() ? "exited before the cell could start" : "was closed before the cell could start"));
+      run.control.fail(
+        new SessionClosedError(
+          this.#options.name,
+          this.#host.exited() ? "exited before the cell could start" : "was closed before the cell could start",
+        ),
+      );
     }
   }
 
@@ -278,7 +291,8 @@ export class CellLifecycle {
     const run = this.#lock ?? this.#queue[0];
     if (run === undefined) {
       const last = this.#lastRun?.result;
-      if (last === undefined) throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.#options.name}' has run no cell yet; call run() first`);
+      if (last === undefined)
+        throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.#options.name}' has run no cell yet; call run() first`);
       return Promise.resolve(last);
     }
     if (timeoutMs !== undefined && this.#lock === run && run.timer !== undefined) this.#armTimeout(run, timeoutMs);
@@ -308,7 +322,10 @@ export class CellLifecycle {
           : (this.#settled.get(cellId) ?? this.#queue.find((queued) => queued.id === cellId));
     if (run === undefined) {
       if (cellId === undefined) return undefined;
-      throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.#options.name}' has no cell '${cellId}' (the last ${RETAINED_CELLS} cells are kept)`);
+      throw new AgentTtyError(
+        "ERR_UNKNOWN_CELL",
+        `session '${this.#options.name}' has no cell '${cellId}' (the last ${RETAINED_CELLS} cells are kept)`,
+      );
     }
     const result = run.result ?? (run.status === "awaiting_input" ? run.inputResult : undefined);
     if (result === undefined) return { cellId: run.id, status: run.status };
@@ -334,9 +351,15 @@ export class CellLifecycle {
       id,
       code: normalizedCode,
       options: normalized,
-      cell: new Cell(id, normalizedCode, queued ? "queued" : "running", () => this.#snapshotOutput(run), (given) => {
-        control = given;
-      }),
+      cell: new Cell(
+        id,
+        normalizedCode,
+        queued ? "queued" : "running",
+        () => this.#snapshotOutput(run),
+        (given) => {
+          control = given;
+        },
+      ),
       control: undefined as unknown as CellControl,
       startedAt: new Date(),
       startTime: performance.now(),
@@ -506,7 +529,13 @@ export class CellLifecycle {
       } else {
         // The cell reported before (a timeout that kept the lock): its release is reported as an interrupt.
         const earlier = result;
-        result = { ...earlier, status: "interrupted", exitCode: null, decidedBy: "interrupt", output: earlier.output === "" ? note : `${earlier.output}\n${note}` } as CellResult;
+        result = {
+          ...earlier,
+          status: "interrupted",
+          exitCode: null,
+          decidedBy: "interrupt",
+          output: earlier.output === "" ? note : `${earlier.output}\n${note}`,
+        } as CellResult;
       }
       this.#release(run);
       return result;
@@ -601,7 +630,13 @@ export class CellLifecycle {
     run: CellRun,
     status: FinalCellStatus | "awaiting_input",
     frame: FrameCollector | undefined,
-    details: { exitCode: number | null; cwd?: string | undefined; nested?: NestingChange | undefined; dropLines?: number | undefined; decidedBy: DecidedBy },
+    details: {
+      exitCode: number | null;
+      cwd?: string | undefined;
+      nested?: NestingChange | undefined;
+      dropLines?: number | undefined;
+      decidedBy: DecidedBy;
+    },
     how: { keepFrame?: boolean } = {},
   ): CellResult {
     if (run.result !== undefined) {
@@ -714,7 +749,8 @@ export class CellLifecycle {
   #checkInput(): void {
     const run = this.#lock;
     const pid = this.#host.pid();
-    if (run === undefined || pid === undefined || run.status !== "running" || run.stopping !== undefined || run.result !== undefined) return;
+    if (run === undefined || pid === undefined || run.status !== "running" || run.stopping !== undefined || run.result !== undefined)
+      return;
     const quietMs = performance.now() - Math.max(this.#output.lastOutputAt, this.#lastInputAt);
     if (quietMs < INPUT_QUIET_MS) return;
     // A cell over ssh or in a container: the local foreground (ssh) says nothing about the far program.
@@ -724,7 +760,12 @@ export class CellLifecycle {
     // The program may have printed its prompt (the frame's end) just before it blocked: let the event
     // loop read what the terminal holds first; anything new means it was not waiting on the cell's behalf.
     const outputAt = this.#output.lastOutputAt;
-    const stillWaiting = (): boolean => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined && this.#output.lastOutputAt === outputAt;
+    const stillWaiting = (): boolean =>
+      this.#lock === run &&
+      run.status === "running" &&
+      run.stopping === undefined &&
+      run.result === undefined &&
+      this.#output.lastOutputAt === outputAt;
     setImmediate(() => {
       if (!stillWaiting()) return;
       setImmediate(() => {

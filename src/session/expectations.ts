@@ -45,7 +45,12 @@ export function expectOutput(source: ExpectSource, pattern: string | RegExp, { t
   const timer = setLongTimeout(() => {
     finish();
     const recent = expectation.recent(source.output.partialLine);
-    found.reject(new CellTimeoutError(`expect(${String(pattern)}) saw no match within ${timeoutMs} ms in session '${source.name}'; see recentOutput for what came instead`, recent));
+    found.reject(
+      new CellTimeoutError(
+        `expect(${String(pattern)}) saw no match within ${timeoutMs} ms in session '${source.name}'; see recentOutput for what came instead`,
+        recent,
+      ),
+    );
   }, timeoutMs);
   const onAbort = () => {
     finish();
@@ -82,7 +87,9 @@ export function expectScreen(source: ExpectSource, pattern: string | RegExp, { t
       return index === -1 ? undefined : { match: pattern as string, groups: [], before: text.slice(0, index) };
     }
     const match = regex.exec(text);
-    return match === null ? undefined : { match: match[0], groups: match.slice(1).map((group) => group ?? ""), before: text.slice(0, match.index) };
+    return match === null
+      ? undefined
+      : { match: match[0], groups: match.slice(1).map((group) => group ?? ""), before: text.slice(0, match.index) };
   };
   const now = matchScreen();
   if (now !== undefined) return Promise.resolve(now);
@@ -98,7 +105,12 @@ export function expectScreen(source: ExpectSource, pattern: string | RegExp, { t
   const timer = setLongTimeout(() => {
     const last = source.output.lastScreenText();
     finish();
-    found.reject(new CellTimeoutError(`expect(${String(pattern)}, { on: "screen" }) did not see it on the screen within ${timeoutMs} ms in session '${source.name}'; recentOutput is the last screen`, last));
+    found.reject(
+      new CellTimeoutError(
+        `expect(${String(pattern)}, { on: "screen" }) did not see it on the screen within ${timeoutMs} ms in session '${source.name}'; recentOutput is the last screen`,
+        last,
+      ),
+    );
   }, timeoutMs);
   const onAbort = () => {
     finish();

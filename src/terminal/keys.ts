@@ -180,9 +180,7 @@ function tryEncodeKey(name: string, mode: KeyEncodingMode): string | undefined {
     return prefix + base.toUpperCase();
   }
   if (modifiers.ctrl) {
-    const control = /^[a-z]$/i.test(base)
-      ? String.fromCharCode(base.toLowerCase().charCodeAt(0) & 0x1f)
-      : CTRL_SPECIAL.get(base);
+    const control = /^[a-z]$/i.test(base) ? String.fromCharCode(base.toLowerCase().charCodeAt(0) & 0x1f) : CTRL_SPECIAL.get(base);
     return control === undefined ? undefined : prefix + control;
   }
   const plain = PLAIN_KEYS.get(base) ?? (isSingleCharacter(base) ? base : undefined);
@@ -191,8 +189,7 @@ function tryEncodeKey(name: string, mode: KeyEncodingMode): string | undefined {
 
 function encodeSequenceKey(key: SequenceKey, modifiers: Modifiers, mode: KeyEncodingMode): string {
   // xterm's modifier parameter: 1 + shift(1) + alt(2) + ctrl(4).
-  const parameter =
-    1 + (modifiers.shift ? 1 : 0) + (modifiers.alt ? 2 : 0) + (modifiers.ctrl ? 4 : 0);
+  const parameter = 1 + (modifiers.shift ? 1 : 0) + (modifiers.alt ? 2 : 0) + (modifiers.ctrl ? 4 : 0);
   switch (key.kind) {
     case "tilde":
       return parameter === 1 ? `${ESC}[${key.number}~` : `${ESC}[${key.number};${parameter}~`;

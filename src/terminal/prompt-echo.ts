@@ -59,7 +59,8 @@ export class PromptEcho {
     const lineStart = this.#lineStart;
     this.#lineStart = undefined;
     let prompt = this.#prompt;
-    if (prompt === undefined && this.#lines.length === 0 && lineStart !== undefined && lineStart === this.#lastPrompt && lineStart !== "") prompt = lineStart;
+    if (prompt === undefined && this.#lines.length === 0 && lineStart !== undefined && lineStart === this.#lastPrompt && lineStart !== "")
+      prompt = lineStart;
     if (prompt === undefined) {
       if (this.#lines.length > 0) this.#keep(text);
       return undefined;
@@ -88,7 +89,10 @@ export class PromptEcho {
     if (this.#omitted > 0 || this.#bytes + bytes > MAX_COMMAND_BYTES) {
       if (this.#omitted === 0 && this.#lines.length === 0) {
         // A first line too long to keep whole: its start, and the count of the rest.
-        const kept = Buffer.from(line).subarray(0, MAX_COMMAND_BYTES).toString().replace(/\uFFFD$/, "");
+        const kept = Buffer.from(line)
+          .subarray(0, MAX_COMMAND_BYTES)
+          .toString()
+          .replace(/\uFFFD$/, "");
         this.#lines.push(kept);
         this.#omitted += bytes - Buffer.byteLength(kept);
         return;

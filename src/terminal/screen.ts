@@ -74,9 +74,7 @@ export class Screen {
     checkSize("rows", rows);
     const scrollback = options.scrollback ?? 0;
     if (!Number.isSafeInteger(scrollback) || scrollback < 0) {
-      throw invalidArgument(
-        `Expected \`scrollback\` to be a non-negative integer, got ${describeValue(scrollback)}`,
-      );
+      throw invalidArgument(`Expected \`scrollback\` to be a non-negative integer, got ${describeValue(scrollback)}`);
     }
     this.#scrollback = scrollback;
     this.#terminal = new XTerm({ cols, rows, scrollback, allowProposedApi: true, logLevel: "off" });
@@ -171,7 +169,12 @@ export class Screen {
     const buffer = this.#terminal.buffer.active;
     const lines: string[] = [];
     for (let row = 0; row < this.#terminal.rows; row++) {
-      lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true).trimEnd() ?? "");
+      lines.push(
+        buffer
+          .getLine(buffer.viewportY + row)
+          ?.translateToString(true)
+          .trimEnd() ?? "",
+      );
     }
     return lines.join("\n");
   }
@@ -231,8 +234,6 @@ export class Screen {
 
 function checkSize(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 1 || value > 10_000) {
-    throw invalidArgument(
-      `Expected \`${name}\` to be an integer from 1 to 10000, got ${describeValue(value)}`,
-    );
+    throw invalidArgument(`Expected \`${name}\` to be an integer from 1 to 10000, got ${describeValue(value)}`);
   }
 }

@@ -60,11 +60,21 @@ const DEFAULT_SCREEN_TIMEOUT_MS = 5000;
 const MAX_QUOTED_CHARS = 4000;
 
 function isCellResult(value: unknown): value is CellResult {
-  return typeof value === "object" && value !== null && typeof (value as CellResult).status === "string" && typeof (value as CellResult).output === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as CellResult).status === "string" &&
+    typeof (value as CellResult).output === "string"
+  );
 }
 
 function isSession(value: unknown): value is Session {
-  return typeof value === "object" && value !== null && typeof (value as Session).screen === "function" && typeof (value as Session).on === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as Session).screen === "function" &&
+    typeof (value as Session).on === "function"
+  );
 }
 
 function notA(what: string, matcher: string, received: unknown): MatcherResult {
@@ -77,7 +87,12 @@ function notA(what: string, matcher: string, received: unknown): MatcherResult {
 /** Quotes multi-line text, one row per line behind a bar, cut to its tail. */
 export function quote(text: string, maxChars = MAX_QUOTED_CHARS): string {
   const cut = text.length > maxChars ? `[… ${text.length - maxChars} characters before …]\n${text.slice(-maxChars)}` : text;
-  return cut === "" ? "  │ (empty)" : cut.split("\n").map((line) => `  │ ${line}`).join("\n");
+  return cut === ""
+    ? "  │ (empty)"
+    : cut
+        .split("\n")
+        .map((line) => `  │ ${line}`)
+        .join("\n");
 }
 
 function describeCell(result: CellResult): string {
@@ -106,21 +121,37 @@ function cellMatcher(
 
 /** `toHaveOutput`, written for any framework's matcher context. */
 export function toHaveOutput(this: MatcherContext | undefined, received: unknown, expected: string | RegExp): MatcherResult {
-  if (typeof expected !== "string" && !(expected instanceof RegExp)) throw invalidArgument(`toHaveOutput: expected a string or a RegExp, got ${describeValue(expected)}`);
-  const matches = (output: string) => (typeof expected === "string" ? output === expected : new RegExp(expected.source, expected.flags.replace(/[gy]/g, "")).test(output));
-  return cellMatcher("toHaveOutput", received, this?.isNot === true, (result) => matches(result.output), `have output ${typeof expected === "string" ? "equal to" : "matching"} ${show(expected)}`);
+  if (typeof expected !== "string" && !(expected instanceof RegExp))
+    throw invalidArgument(`toHaveOutput: expected a string or a RegExp, got ${describeValue(expected)}`);
+  const matches = (output: string) =>
+    typeof expected === "string" ? output === expected : new RegExp(expected.source, expected.flags.replace(/[gy]/g, "")).test(output);
+  return cellMatcher(
+    "toHaveOutput",
+    received,
+    this?.isNot === true,
+    (result) => matches(result.output),
+    `have output ${typeof expected === "string" ? "equal to" : "matching"} ${show(expected)}`,
+  );
 }
 
 /** `toHaveExitCode`, written for any framework's matcher context. */
 export function toHaveExitCode(this: MatcherContext | undefined, received: unknown, code: number | null): MatcherResult {
-  if (code !== null && !Number.isInteger(code)) throw invalidArgument(`toHaveExitCode: expected an integer or null, got ${describeValue(code)}`);
+  if (code !== null && !Number.isInteger(code))
+    throw invalidArgument(`toHaveExitCode: expected an integer or null, got ${describeValue(code)}`);
   return cellMatcher("toHaveExitCode", received, this?.isNot === true, (result) => result.exitCode === code, `have exit code ${code}`);
 }
 
 /** `toHaveStatus`, written for any framework's matcher context. */
 export function toHaveStatus(this: MatcherContext | undefined, received: unknown, status: CellStatus): MatcherResult {
-  if (typeof status !== "string") throw invalidArgument(`toHaveStatus: expected a status name such as "done", got ${describeValue(status)}`);
-  return cellMatcher("toHaveStatus", received, this?.isNot === true, (result) => result.status === status, `have status ${JSON.stringify(status)}`);
+  if (typeof status !== "string")
+    throw invalidArgument(`toHaveStatus: expected a status name such as "done", got ${describeValue(status)}`);
+  return cellMatcher(
+    "toHaveStatus",
+    received,
+    this?.isNot === true,
+    (result) => result.status === status,
+    `have status ${JSON.stringify(status)}`,
+  );
 }
 
 /** Without trailing blank rows: the rest of a screen says nothing. */
@@ -153,7 +184,8 @@ export async function toShowOnScreen(
   options: ToShowOnScreenOptions = {},
 ): Promise<MatcherResult> {
   if (!isSession(received)) return notA("a Session (what terminal() and Session.spawn() resolve with)", "toShowOnScreen", received);
-  if (typeof pattern !== "string" && !(pattern instanceof RegExp)) throw invalidArgument(`toShowOnScreen: expected a string or a RegExp, got ${describeValue(pattern)}`);
+  if (typeof pattern !== "string" && !(pattern instanceof RegExp))
+    throw invalidArgument(`toShowOnScreen: expected a string or a RegExp, got ${describeValue(pattern)}`);
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCREEN_TIMEOUT_MS;
   if (typeof timeoutMs !== "number" || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs)) {
     throw invalidArgument(`toShowOnScreen: expected \`timeoutMs\` to be a non-negative finite number, got ${describeValue(timeoutMs)}`);

@@ -6,7 +6,10 @@ interface ErrorLike {
 
 /** The text added to a failed test's errors: each session's last screen and transcript, and the recordings kept. */
 export function failureText(report: string, recordings: readonly string[]): string {
-  const kept = recordings.length === 0 ? "" : `\n\nrecordings (asciicast v2; play with \`asciinema play <file>\`):\n${recordings.map((file) => `  ${file}`).join("\n")}`;
+  const kept =
+    recordings.length === 0
+      ? ""
+      : `\n\nrecordings (asciicast v2; play with \`asciinema play <file>\`):\n${recordings.map((file) => `  ${file}`).join("\n")}`;
   return `\n\n── agent-tty: the test's terminals when it failed ──\n${report}${kept}`;
 }
 

@@ -33,9 +33,12 @@ interface Tracked {
 }
 
 /** Validates fixture options; throws `ERR_INVALID_ARGUMENT`. */
-export function normalizeFixtureOptions(options: unknown): Required<Pick<TerminalFixtureOptions, "transcriptLines">> & TerminalFixtureOptions {
+export function normalizeFixtureOptions(
+  options: unknown,
+): Required<Pick<TerminalFixtureOptions, "transcriptLines">> & TerminalFixtureOptions {
   if (options === undefined) return { transcriptLines: DEFAULT_TRANSCRIPT_LINES };
-  if (typeof options !== "object" || options === null) throw invalidArgument(`Expected the terminal fixture's options to be an object, got ${describeValue(options)}`);
+  if (typeof options !== "object" || options === null)
+    throw invalidArgument(`Expected the terminal fixture's options to be an object, got ${describeValue(options)}`);
   const given = options as TerminalFixtureOptions;
   for (const key of Object.keys(given)) {
     if (!["defaults", "recordOnFailure", "transcriptLines"].includes(key)) {
@@ -46,13 +49,19 @@ export function normalizeFixtureOptions(options: unknown): Required<Pick<Termina
     throw invalidArgument(`Expected \`recordOnFailure\` to be a directory path, got ${describeValue(given.recordOnFailure)}`);
   }
   const lines = given.transcriptLines ?? DEFAULT_TRANSCRIPT_LINES;
-  if (!Number.isSafeInteger(lines) || lines < 0) throw invalidArgument(`Expected \`transcriptLines\` to be a non-negative integer, got ${describeValue(lines)}`);
+  if (!Number.isSafeInteger(lines) || lines < 0)
+    throw invalidArgument(`Expected \`transcriptLines\` to be a non-negative integer, got ${describeValue(lines)}`);
   return { ...given, transcriptLines: lines };
 }
 
 /** A file-name-safe version of a test's name. */
 function slug(text: string): string {
-  return text.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80) || "test";
+  return (
+    text
+      .replace(/[^A-Za-z0-9_.-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 80) || "test"
+  );
 }
 
 /**
@@ -112,7 +121,9 @@ export class TerminalScope {
   }
 
   #describe({ session, recording }: Tracked, index: number): string {
-    const parts = [`── terminal ${index + 1}: session '${session.name}' (${session.command}, pid ${session.pid ?? "?"}, state ${session.state}, ${session.cols}×${session.rows}) ──`];
+    const parts = [
+      `── terminal ${index + 1}: session '${session.name}' (${session.command}, pid ${session.pid ?? "?"}, state ${session.state}, ${session.cols}×${session.rows}) ──`,
+    ];
     let screen: string | undefined;
     try {
       screen = session.screen();

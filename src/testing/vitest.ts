@@ -19,7 +19,14 @@ import { appendToError, failureText } from "./report.js";
 import { type TerminalFixtureOptions, type TerminalFunction, TerminalScope } from "./scope.js";
 
 export { terminalMatchers } from "./matchers.js";
-export type { CellResultMatchers, MatcherContext, MatcherResult, SessionMatchers, TerminalMatchers, ToShowOnScreenOptions } from "./matchers.js";
+export type {
+  CellResultMatchers,
+  MatcherContext,
+  MatcherResult,
+  SessionMatchers,
+  TerminalMatchers,
+  ToShowOnScreenOptions,
+} from "./matchers.js";
 export type { TerminalFixtureOptions, TerminalFunction } from "./scope.js";
 
 vitestExpect.extend(terminalMatchers);

@@ -83,12 +83,25 @@ export const TOOL_DEFAULTS = Object.freeze({
   cellTimeoutMs: 1_800_000,
 });
 
-const KNOWN = ["manager", "defaults", "allowCommands", "maxSessions", "maxOutputChars", "beforeRun", "waitMs", "maxWaitMs", "cellTimeoutMs"];
+const KNOWN = [
+  "manager",
+  "defaults",
+  "allowCommands",
+  "maxSessions",
+  "maxOutputChars",
+  "beforeRun",
+  "waitMs",
+  "maxWaitMs",
+  "cellTimeoutMs",
+];
 
 function positiveInt(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
-    throw new AgentTtyError("ERR_INVALID_ARGUMENT", `Expected \`${name}\` to be a positive integer, got \`${String(value)}\` (${typeof value})`);
+    throw new AgentTtyError(
+      "ERR_INVALID_ARGUMENT",
+      `Expected \`${name}\` to be a positive integer, got \`${String(value)}\` (${typeof value})`,
+    );
   }
   return value;
 }
@@ -99,7 +112,8 @@ export function normalizeToolOptions(options: TerminalToolOptions = {}): Normali
     throw new AgentTtyError("ERR_INVALID_ARGUMENT", "Expected the terminal tool options to be an object");
   }
   for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) throw new AgentTtyError("ERR_INVALID_ARGUMENT", `Unknown terminal tool option \`${key}\`; known: ${KNOWN.join(", ")}`);
+    if (!KNOWN.includes(key))
+      throw new AgentTtyError("ERR_INVALID_ARGUMENT", `Unknown terminal tool option \`${key}\`; known: ${KNOWN.join(", ")}`);
   }
   const maxSessions = positiveInt(options.maxSessions, "maxSessions", TOOL_DEFAULTS.maxSessions);
   if (options.manager !== undefined && !(options.manager instanceof SessionManager)) {
@@ -112,7 +126,11 @@ export function normalizeToolOptions(options: TerminalToolOptions = {}): Normali
   else if (Array.isArray(allow) && allow.every((item) => typeof item === "string")) {
     const names = new Set(allow);
     allowCommand = (command) => names.has(command) || names.has(command.split("/").pop() ?? command);
-  } else throw new AgentTtyError("ERR_INVALID_ARGUMENT", "Expected `allowCommands` to be an array of command names or a function (command, args) => boolean");
+  } else
+    throw new AgentTtyError(
+      "ERR_INVALID_ARGUMENT",
+      "Expected `allowCommands` to be an array of command names or a function (command, args) => boolean",
+    );
   if (options.beforeRun !== undefined && typeof options.beforeRun !== "function") {
     throw new AgentTtyError("ERR_INVALID_ARGUMENT", "Expected `beforeRun` to be a function (session, code) => string | undefined");
   }

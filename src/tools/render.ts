@@ -31,7 +31,11 @@ export function sanitizeForModel(text: string): string {
 }
 
 /** Keeps the head and tail of `text` within `maxChars`; says what was cut. */
-export function cutOutput(text: string, maxChars: number, resume?: { session: string; cellId: string }): { text: string; omittedChars: number } {
+export function cutOutput(
+  text: string,
+  maxChars: number,
+  resume?: { session: string; cellId: string },
+): { text: string; omittedChars: number } {
   if (text.length <= maxChars) return { text, omittedChars: 0 };
   const headChars = Math.floor(maxChars * 0.4);
   const tailChars = maxChars - headChars;
@@ -61,7 +65,14 @@ function quote(text: string, max = 80): string {
   return JSON.stringify(one.length > max ? `${one.slice(0, max - 1)}…` : one);
 }
 
-function statusLine(fields: { status: string; exit: string; cwd: string | undefined; duration: string; session: string; cell: string }): string {
+function statusLine(fields: {
+  status: string;
+  exit: string;
+  cwd: string | undefined;
+  duration: string;
+  session: string;
+  cell: string;
+}): string {
   return `status: ${fields.status} | exit: ${fields.exit} | cwd: ${fields.cwd === undefined ? "n/a" : sanitizeForModel(fields.cwd)} | ${fields.duration} | session: ${fields.session} | cell: ${fields.cell}`;
 }
 
@@ -72,14 +83,24 @@ function body(output: string, maxChars: number, resume: { session: string; cellI
 }
 
 function lastLine(output: string): string {
-  const lines = sanitizeForModel(output).split("\n").map((line) => line.trimEnd()).filter((line) => line !== "");
+  const lines = sanitizeForModel(output)
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .filter((line) => line !== "");
   return lines[lines.length - 1] ?? "";
 }
 
 function renderCell(session: string, result: CellResult, maxChars: number): string {
   const resume = { session, cellId: result.cellId };
   const exit = result.exitCode === null ? (result.status === "done" ? "n/a" : "none") : String(result.exitCode);
-  const head = statusLine({ status: result.status, exit, cwd: result.cwd, duration: seconds(result.durationMs), session, cell: result.cellId });
+  const head = statusLine({
+    status: result.status,
+    exit,
+    cwd: result.cwd,
+    duration: seconds(result.durationMs),
+    session,
+    cell: result.cellId,
+  });
   const text = `${head}\n${body(result.output, maxChars, resume)}`;
   const s = JSON.stringify(session);
   switch (result.status) {
@@ -100,7 +121,14 @@ function renderCell(session: string, result: CellResult, maxChars: number): stri
 
 function renderRunning(outcome: RunningOutcome, maxChars: number): string {
   const s = JSON.stringify(outcome.session);
-  const head = statusLine({ status: "running", exit: "none yet", cwd: undefined, duration: `${seconds(outcome.elapsedMs)} so far`, session: outcome.session, cell: outcome.cellId });
+  const head = statusLine({
+    status: "running",
+    exit: "none yet",
+    cwd: undefined,
+    duration: `${seconds(outcome.elapsedMs)} so far`,
+    session: outcome.session,
+    cell: outcome.cellId,
+  });
   const sofar = sanitizeForModel(outcome.output).replace(/\s+$/, "");
   const shown = sofar === "" ? "(no output yet)" : cutOutput(sofar, maxChars, { session: outcome.session, cellId: outcome.cellId }).text;
   return `${head}\n${shown}\n→ Still running after ${seconds(outcome.waitedMs)} of waiting; cell ${outcome.cellId} (${quote(outcome.code, 60)}) holds session ${s}. Call terminal_wait {"session":${s}} to keep waiting, terminal_send to type input, or terminal_interrupt {"session":${s}} to stop it. Other sessions are free to use.`;
@@ -109,10 +137,16 @@ function renderRunning(outcome: RunningOutcome, maxChars: number): string {
 function renderScreen(outcome: ScreenOutcome, maxChars: number): string {
   const parts: string[] = [];
   if (outcome.sent !== undefined) {
-    const what = [outcome.sent.text === undefined ? undefined : `typed ${quote(outcome.sent.text, 120)}`, outcome.sent.keys === undefined ? undefined : `pressed ${outcome.sent.keys.join(", ")}`].filter((item) => item !== undefined);
+    const what = [
+      outcome.sent.text === undefined ? undefined : `typed ${quote(outcome.sent.text, 120)}`,
+      outcome.sent.keys === undefined ? undefined : `pressed ${outcome.sent.keys.join(", ")}`,
+    ].filter((item) => item !== undefined);
     parts.push(`Sent to session ${JSON.stringify(outcome.session)}: ${what.join(" and ") || "nothing"}.`);
   }
-  const cell = outcome.activeCell === null ? "no cell running" : `cell ${outcome.activeCell.id} (${quote(outcome.activeCell.code, 60)}) ${outcome.activity === "awaiting_input" ? "waiting for input" : "running"}`;
+  const cell =
+    outcome.activeCell === null
+      ? "no cell running"
+      : `cell ${outcome.activeCell.id} (${quote(outcome.activeCell.code, 60)}) ${outcome.activity === "awaiting_input" ? "waiting for input" : "running"}`;
   parts.push(`screen of session ${JSON.stringify(outcome.session)} | state: ${outcome.state} | ${cell}`);
   const screen = sanitizeForModel(outcome.screen).replace(/\s+$/, "");
   parts.push(screen === "" ? "(blank screen)" : cutOutput(screen, maxChars).text);
@@ -173,7 +207,10 @@ export function renderOutcome(outcome: ToolOutcome, options: RenderOptions = {})
       return `Nothing to interrupt: no cell is running in session ${JSON.stringify(outcome.session)}.`;
     case "output": {
       const end = outcome.offset + outcome.text.length;
-      const more = end < outcome.totalChars ? ` Next: terminal_output ${JSON.stringify({ session: outcome.session, cellId: outcome.cellId, offset: end })}.` : " (end of output)";
+      const more =
+        end < outcome.totalChars
+          ? ` Next: terminal_output ${JSON.stringify({ session: outcome.session, cellId: outcome.cellId, offset: end })}.`
+          : " (end of output)";
       return `output of cell ${outcome.cellId} (${outcome.status}), characters ${outcome.offset}–${end} of ${outcome.totalChars}:${more}\n${sanitizeForModel(outcome.text)}`;
     }
     case "sessions": {
@@ -184,7 +221,9 @@ export function renderOutcome(outcome: ToolOutcome, options: RenderOptions = {})
           `command ${quote(info.command, 60)}`,
           info.label === undefined ? undefined : `label ${quote(info.label, 80)}`,
           `state ${info.state}`,
-          info.activeCell === null ? "idle" : `${info.activity === "awaiting_input" ? "waiting for input in" : "running"} cell ${info.activeCell.id} ${quote(info.activeCell.code, 60)} for ${seconds(Date.now() - info.activeCell.startedAt.getTime())}`,
+          info.activeCell === null
+            ? "idle"
+            : `${info.activity === "awaiting_input" ? "waiting for input in" : "running"} cell ${info.activeCell.id} ${quote(info.activeCell.code, 60)} for ${seconds(Date.now() - info.activeCell.startedAt.getTime())}`,
           info.description === undefined ? undefined : `about: ${quote(info.description, 160)}`,
         ];
         return `- ${fields.filter((field) => field !== undefined).join(" | ")}`;
@@ -192,7 +231,9 @@ export function renderOutcome(outcome: ToolOutcome, options: RenderOptions = {})
       return `${outcome.sessions.length} open session${outcome.sessions.length === 1 ? "" : "s"} (at most ${outcome.maxSessions}):\n${rows.join("\n")}`;
     }
     case "closed":
-      return outcome.existed ? `Closed session ${JSON.stringify(outcome.session)}.` : `There was no open session named ${JSON.stringify(outcome.session)}; nothing to close.`;
+      return outcome.existed
+        ? `Closed session ${JSON.stringify(outcome.session)}.`
+        : `There was no open session named ${JSON.stringify(outcome.session)}; nothing to close.`;
     case "error":
       return renderError(outcome);
   }

@@ -7,10 +7,7 @@ import { isValidSessionName, MAX_SESSION_NAME_LENGTH, SESSION_NAME_CHARACTERS } 
  * (6 and 7), @langchain/core 1.x and the MCP SDK accept.
  */
 
-const session = z
-  .string()
-  .min(1)
-  .describe("The session's name, as terminal_open returned it (terminal_list shows every open session).");
+const session = z.string().min(1).describe("The session's name, as terminal_open returned it (terminal_list shows every open session).");
 
 /** Input fields of `terminal_open`. */
 export const terminalOpenShape = {
@@ -25,8 +22,10 @@ export const terminalOpenShape = {
     .string()
     .min(1)
     .optional()
-    .describe("The program to start. Default: bash. Start a REPL directly to keep its state between calls: python3, node, psql, sqlite3, gdb…"),
-  args: z.array(z.string()).optional().describe("Arguments for the command, e.g. [\"-q\"]."),
+    .describe(
+      "The program to start. Default: bash. Start a REPL directly to keep its state between calls: python3, node, psql, sqlite3, gdb…",
+    ),
+  args: z.array(z.string()).optional().describe('Arguments for the command, e.g. ["-q"].'),
   cwd: z.string().min(1).optional().describe("Working directory to start in. Default: the host's configured directory."),
   label: z.string().optional().describe("A few words saying what this session is for; shown by terminal_list."),
   description: z.string().optional().describe("Longer free text about the session; shown by terminal_list."),
@@ -52,16 +51,15 @@ export const terminalRunShape = {
   untilInput: z
     .boolean()
     .optional()
-    .describe("Return as soon as the program waits for keyboard input (status 'awaiting_input'), so you can answer with terminal_send. Default: true."),
+    .describe(
+      "Return as soon as the program waits for keyboard input (status 'awaiting_input'), so you can answer with terminal_send. Default: true.",
+    ),
 };
 
 /** Input fields of `terminal_send`. */
 export const terminalSendShape = {
   session,
-  text: z
-    .string()
-    .optional()
-    .describe("Text to type, literally. Nothing is added: end it with \\n to press Enter (e.g. \"yes\\n\")."),
+  text: z.string().optional().describe('Text to type, literally. Nothing is added: end it with \\n to press Enter (e.g. "yes\\n").'),
   keys: z
     .array(z.string())
     .optional()
@@ -74,7 +72,12 @@ export const terminalSendShape = {
     .describe(
       "Wait for the running cell's next result (done, awaiting_input again, or the soft wait passing) and return it. With no cell running, returns the screen once output settles. Default: true.",
     ),
-  timeoutMs: z.number().int().positive().optional().describe("How long to wait when `wait` is true (milliseconds); the program is not stopped when it passes."),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("How long to wait when `wait` is true (milliseconds); the program is not stopped when it passes."),
 };
 
 /** Input fields of `terminal_wait`. */
@@ -112,7 +115,12 @@ export const terminalCloseShape = { session };
 export const terminalOutputShape = {
   session,
   cellId: z.string().min(1).describe("The cell whose output to read (each result's status line names its cell)."),
-  offset: z.number().int().min(0).optional().describe("Character offset to start reading at; the cut notice of a shortened result gives it. Default: 0."),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Character offset to start reading at; the cut notice of a shortened result gives it. Default: 0."),
   maxChars: z.number().int().positive().optional().describe("Most characters to return. Default: the host's output budget."),
 };
 
@@ -170,7 +178,7 @@ export const terminalToolDescriptions: Readonly<Record<TerminalToolName, string>
   terminal_run:
     "Run code in a session as one cell: a shell command line, or a block of code for a REPL. Returns one status line (status, exit code, cwd, duration, cell id) and the cell's output. Status 'awaiting_input' means the program asked something: answer with terminal_send. Status 'running' means the soft wait passed and the command is still going: continue with terminal_wait, terminal_send or terminal_interrupt. Long output is shortened (start and end kept); terminal_output reads the rest.",
   terminal_send:
-    "Type text and/or press keys in a session: answer a program's question (text \"yes\\n\"), drive a full-screen program (keys [\"esc\", \":\", \"q\", \"enter\"]) or stop one (keys [\"ctrl+c\"]). By default it then waits for the running cell's next result; with no cell running it returns the screen.",
+    'Type text and/or press keys in a session: answer a program\'s question (text "yes\\n"), drive a full-screen program (keys ["esc", ":", "q", "enter"]) or stop one (keys ["ctrl+c"]). By default it then waits for the running cell\'s next result; with no cell running it returns the screen.',
   terminal_wait:
     "Keep waiting for the cell running in a session (after terminal_run returned status 'running'). Returns its result, or its output so far if it is still running when timeoutMs passes. With nothing running, returns the last cell's result.",
   terminal_screen:
@@ -179,8 +187,7 @@ export const terminalToolDescriptions: Readonly<Record<TerminalToolName, string>
     "Press Ctrl-C in a session to stop its running cell, and return that cell's result. The session stays open and ready for the next cell.",
   terminal_output:
     "Read a cell's full output, or a part of it, when a result was shortened. Give the cell id from the status line and the offset from the cut notice.",
-  terminal_list:
-    "List the open terminal sessions: name, command, label, state and the cell each one is running.",
+  terminal_list: "List the open terminal sessions: name, command, label, state and the cell each one is running.",
   terminal_close: "End a session and its program. Anything still running in it is killed.",
 });
 
@@ -191,8 +198,20 @@ export const terminalToolAnnotations: Readonly<Record<TerminalToolName, Terminal
   terminal_send: { title: "Type in a terminal", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   terminal_wait: { title: "Wait for a terminal", readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   terminal_screen: { title: "Look at a terminal", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  terminal_interrupt: { title: "Interrupt a terminal", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  terminal_output: { title: "Read a cell's output", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  terminal_interrupt: {
+    title: "Interrupt a terminal",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  terminal_output: {
+    title: "Read a cell's output",
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   terminal_list: { title: "List terminals", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   terminal_close: { title: "Close a terminal", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 });

@@ -49,8 +49,10 @@ interface Tracked {
 const LIVE_KEEP_CHARS = 1 << 20;
 const TRACKED_CELLS = 50;
 const PROGRESS_INTERVAL_MS = 250;
-const KEY_NAME = /^((ctrl|alt|shift|meta)\+)*(enter|return|tab|esc|escape|backspace|delete|del|up|down|left|right|home|end|pageup|pagedown|insert|space|f[1-9]|f1[0-2]|.)$/i;
-const KEY_NAMES_HINT = "enter, tab, esc, backspace, delete, up, down, left, right, home, end, pageup, pagedown, insert, space, f1…f12, ctrl+X, alt+X, shift+tab or a single character";
+const KEY_NAME =
+  /^((ctrl|alt|shift|meta)\+)*(enter|return|tab|esc|escape|backspace|delete|del|up|down|left|right|home|end|pageup|pagedown|insert|space|f[1-9]|f1[0-2]|.)$/i;
+const KEY_NAMES_HINT =
+  "enter, tab, esc, backspace, delete, up, down, left, right, home, end, pageup, pagedown, insert, space, f1…f12, ctrl+X, alt+X, shift+tab or a single character";
 
 /**
  * The terminal operations, defined once over a `SessionManager`: schemas,
@@ -115,12 +117,19 @@ export class TerminalToolkit {
    */
   async execute(name: string, input: unknown, context: ToolCallContext = {}): Promise<ToolOutcome> {
     if (!(TERMINAL_TOOL_NAMES as readonly string[]).includes(name)) {
-      return { kind: "error", tool: name, code: "ERR_UNKNOWN_TOOL", message: `there is no tool named '${name}'; the tools are ${TERMINAL_TOOL_NAMES.join(", ")}` };
+      return {
+        kind: "error",
+        tool: name,
+        code: "ERR_UNKNOWN_TOOL",
+        message: `there is no tool named '${name}'; the tools are ${TERMINAL_TOOL_NAMES.join(", ")}`,
+      };
     }
     const tool = name as TerminalToolName;
     const parsed = terminalToolSchemas[tool].safeParse(input ?? {});
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? `\`${issue.path.join(".")}\`` : "the input"}: ${issue.message}`);
+      const problems = parsed.error.issues.map(
+        (issue) => `${issue.path.length > 0 ? `\`${issue.path.join(".")}\`` : "the input"}: ${issue.message}`,
+      );
       return { kind: "error", tool, code: "ERR_INVALID_ARGUMENT", message: `invalid input for ${tool}: ${problems.join("; ")}` };
     }
     try {
@@ -169,7 +178,12 @@ export class TerminalToolkit {
     const command = input.command ?? defaults.command ?? "bash";
     const args = input.args ?? (input.command === undefined ? (defaults.args ?? []) : []);
     if (!this.#options.allowCommand(command, args)) {
-      return { kind: "error", tool: "terminal_open", code: "ERR_REFUSED", message: `starting '${command}' is not allowed here (allowCommands)` };
+      return {
+        kind: "error",
+        tool: "terminal_open",
+        code: "ERR_REFUSED",
+        message: `starting '${command}' is not allowed here (allowCommands)`,
+      };
     }
     if (manager.size >= maxSessions) {
       return {
@@ -199,7 +213,8 @@ export class TerminalToolkit {
   async #run(input: TerminalToolInputs["terminal_run"], context: ToolCallContext): Promise<ToolOutcome> {
     const session = this.#session("terminal_run", input.session);
     const refusal = await this.#policy(input.session, input.code);
-    if (refusal !== undefined) return { kind: "error", tool: "terminal_run", code: "ERR_REFUSED", session: input.session, message: refusal };
+    if (refusal !== undefined)
+      return { kind: "error", tool: "terminal_run", code: "ERR_REFUSED", session: input.session, message: refusal };
     const cell = session.fire(input.code, { timeoutMs: this.#options.cellTimeoutMs });
     this.#track(input.session, cell);
     return this.#settle(session, input.session, input.untilInput ?? true, input.timeoutMs, context);
@@ -208,19 +223,32 @@ export class TerminalToolkit {
   async #send(input: TerminalToolInputs["terminal_send"], context: ToolCallContext): Promise<ToolOutcome> {
     const session = this.#session("terminal_send", input.session);
     if (input.text === undefined && (input.keys === undefined || input.keys.length === 0) && input.wait === false) {
-      return { kind: "error", tool: "terminal_send", code: "ERR_INVALID_ARGUMENT", session: input.session, message: "nothing to send: give `text`, `keys`, or leave `wait` on to wait for the running cell" };
+      return {
+        kind: "error",
+        tool: "terminal_send",
+        code: "ERR_INVALID_ARGUMENT",
+        session: input.session,
+        message: "nothing to send: give `text`, `keys`, or leave `wait` on to wait for the running cell",
+      };
     }
     const active = session.activeCell;
     const typed = `${input.text ?? ""}${(input.keys ?? []).some((key) => key.toLowerCase() === "enter") ? "\n" : ""}`;
     if (active === null && /[\r\n]/.test(typed)) {
       // A line typed at an idle prompt runs like a cell: the same policy applies.
       const refusal = await this.#policy(input.session, typed.replace(/[\r\n]+$/, ""));
-      if (refusal !== undefined) return { kind: "error", tool: "terminal_send", code: "ERR_REFUSED", session: input.session, message: refusal };
+      if (refusal !== undefined)
+        return { kind: "error", tool: "terminal_send", code: "ERR_REFUSED", session: input.session, message: refusal };
     }
     const badKey = (input.keys ?? []).find((key) => !KEY_NAME.test(key));
     if (badKey !== undefined) {
       // Checked before anything is typed, so a bad key name writes nothing.
-      return { kind: "error", tool: "terminal_send", code: "ERR_INVALID_ARGUMENT", session: input.session, message: `unknown key name ${JSON.stringify(badKey)}; use ${KEY_NAMES_HINT}` };
+      return {
+        kind: "error",
+        tool: "terminal_send",
+        code: "ERR_INVALID_ARGUMENT",
+        session: input.session,
+        message: `unknown key name ${JSON.stringify(badKey)}; use ${KEY_NAMES_HINT}`,
+      };
     }
     if (input.text !== undefined && input.text !== "") session.type(input.text);
     if (input.keys !== undefined && input.keys.length > 0) session.press(...input.keys);
@@ -245,7 +273,14 @@ export class TerminalToolkit {
   }
 
   #screen(session: Session): ToolOutcome & { kind: "screen" } {
-    return { kind: "screen", session: session.name, screen: session.screen(), state: session.state, activity: session.activity, activeCell: session.activeCell };
+    return {
+      kind: "screen",
+      session: session.name,
+      screen: session.screen(),
+      state: session.state,
+      activity: session.activity,
+      activeCell: session.activeCell,
+    };
   }
 
   async #interrupt(input: TerminalToolInputs["terminal_interrupt"]): Promise<ToolOutcome> {
@@ -262,7 +297,15 @@ export class TerminalToolkit {
     const full = snapshot?.output ?? tracked?.output ?? "";
     const offset = Math.min(input.offset ?? 0, full.length);
     const text = full.slice(offset, offset + (input.maxChars ?? this.#options.maxOutputChars));
-    return { kind: "output", session: input.session, cellId: input.cellId, status: snapshot?.status ?? "running", text, offset, totalChars: full.length };
+    return {
+      kind: "output",
+      session: input.session,
+      cellId: input.cellId,
+      status: snapshot?.status ?? "running",
+      text,
+      offset,
+      totalChars: full.length,
+    };
   }
 
   #list(): ToolOutcome {
@@ -337,10 +380,22 @@ export class TerminalToolkit {
     // A cell the tools did not start has no live record: the screen is the best "output so far".
     const tracked = this.#tracked.get(active.id);
     const output = tracked !== undefined ? tracked.output : (this.#options.manager.get(name)?.screen() ?? "");
-    return { kind: "running", session: name, cellId: active.id, code: active.code, output, elapsedMs: Date.now() - active.startedAt.getTime(), waitedMs };
+    return {
+      kind: "running",
+      session: name,
+      cellId: active.id,
+      code: active.code,
+      output,
+      elapsedMs: Date.now() - active.startedAt.getTime(),
+      waitedMs,
+    };
   }
 
-  #progress(name: string, active: { id: string; code: string; startedAt: Date }, onProgress: (progress: RunningOutcome) => void): () => void {
+  #progress(
+    name: string,
+    active: { id: string; code: string; startedAt: Date },
+    onProgress: (progress: RunningOutcome) => void,
+  ): () => void {
     const tracked = this.#tracked.get(active.id);
     if (tracked === undefined) return () => {};
     let last = 0;
@@ -429,12 +484,28 @@ export class TerminalToolkit {
   #errorOutcome(tool: TerminalToolName, error: unknown, sessionName: string | undefined): ToolErrorOutcome {
     const session = sessionName === undefined ? {} : { session: sessionName };
     if (error instanceof UnknownSession) {
-      return { kind: "error", tool, code: "ERR_UNKNOWN_SESSION", message: `there is no open session named '${error.sessionName}'`, ...session, openSessions: this.#options.manager.list().map((info) => info.name) };
+      return {
+        kind: "error",
+        tool,
+        code: "ERR_UNKNOWN_SESSION",
+        message: `there is no open session named '${error.sessionName}'`,
+        ...session,
+        openSessions: this.#options.manager.list().map((info) => info.name),
+      };
     }
     if (error instanceof SessionBusyError) {
       const holder = sessionName === undefined ? undefined : this.#options.manager.get(sessionName);
-      const cellActivity = holder?.state === "timed_out" ? "timed_out" : holder?.activity === "awaiting_input" ? "awaiting_input" : "running";
-      return { kind: "error", tool, code: "ERR_SESSION_BUSY", message: error.message, ...session, cellId: error.activeCellId, cellActivity };
+      const cellActivity =
+        holder?.state === "timed_out" ? "timed_out" : holder?.activity === "awaiting_input" ? "awaiting_input" : "running";
+      return {
+        kind: "error",
+        tool,
+        code: "ERR_SESSION_BUSY",
+        message: error.message,
+        ...session,
+        cellId: error.activeCellId,
+        cellActivity,
+      };
     }
     if (error instanceof AgentTtyError) return { kind: "error", tool, code: error.code, message: error.message, ...session };
     const message = error instanceof Error ? error.message : String(error);

@@ -18,7 +18,11 @@ async function collect(stream: ReadableStream<Uint8Array>): Promise<string> {
 describe("terminalSandbox: an ai 7 experimental_sandbox over a bash session", () => {
   test("run: exit code and merged output; state persists between commands without workingDirectory/env", async () => {
     const sandbox = terminalSandbox(await spawnBash({ cwd: dir }), { baseDirectory: dir });
-    expect(await sandbox.run({ command: "echo out; echo err >&2; exit_code() { return 3; }; exit_code" })).toEqual({ exitCode: 3, stdout: "out\nerr", stderr: "" });
+    expect(await sandbox.run({ command: "echo out; echo err >&2; exit_code() { return 3; }; exit_code" })).toEqual({
+      exitCode: 3,
+      stdout: "out\nerr",
+      stderr: "",
+    });
     await sandbox.run({ command: "export GREETING=hi; mkdir -p sub && cd sub" });
     expect(await sandbox.run({ command: 'echo "$GREETING from $PWD"' })).toMatchObject({ exitCode: 0, stdout: `hi from ${dir}/sub` });
   });

@@ -23,7 +23,12 @@ describe("agent-tty/ai with ai 6 (MockLanguageModelV3)", () => {
     manager = trackManager(new SessionManager());
     const read: string[][] = [];
     const model = new MockLanguageModelV3({ doGenerate: scriptedGenerate(read) as never });
-    const result = await generateText({ model, tools: terminalTools({ manager }) as unknown as ToolSet, stopWhen: stepCountIs(10), prompt: "Greet Ada in python" });
+    const result = await generateText({
+      model,
+      tools: terminalTools({ manager }) as unknown as ToolSet,
+      stopWhen: stepCountIs(10),
+      prompt: "Greet Ada in python",
+    });
     expectScenarioRead(read.at(-1) ?? [], result.text);
     expect(result.steps).toHaveLength(6);
   });

@@ -14,7 +14,12 @@ describe("agent-tty/ai with ai 7 (MockLanguageModelV4)", () => {
     manager = trackManager(new SessionManager());
     const read: string[][] = [];
     const model = new MockLanguageModelV4({ doGenerate: scriptedGenerate(read) as never });
-    const result = await generateText({ model, tools: terminalTools({ manager }), stopWhen: stepCountIs(10), prompt: "Greet Ada in python" });
+    const result = await generateText({
+      model,
+      tools: terminalTools({ manager }),
+      stopWhen: stepCountIs(10),
+      prompt: "Greet Ada in python",
+    });
     expectScenarioRead(read.at(-1) ?? [], result.text);
     expect(result.steps).toHaveLength(6);
     const awaiting = result.steps[2]?.toolResults[0]?.output as TerminalToolResult;
@@ -29,7 +34,11 @@ describe("agent-tty/ai with ai 7 (MockLanguageModelV4)", () => {
     const results: TerminalToolResult[] = [];
     const execute = tools.terminal_run.execute!;
     const iterate = (async () => {
-      const stream = execute({ session: "sh", code: "echo started; sleep 30" }, { toolCallId: "t1", messages: [], abortSignal: controller.signal } as never) as AsyncIterable<TerminalToolResult>;
+      const stream = execute({ session: "sh", code: "echo started; sleep 30" }, {
+        toolCallId: "t1",
+        messages: [],
+        abortSignal: controller.signal,
+      } as never) as AsyncIterable<TerminalToolResult>;
       for await (const item of stream) {
         results.push(item);
         if (item.preliminary && item.text.includes("started")) controller.abort();
@@ -55,21 +64,40 @@ describe("agent-tty/ai with ai 7 (MockLanguageModelV4)", () => {
           const finish = (reason: "tool-calls" | "stop") => ({
             type: "finish" as const,
             finishReason: { unified: reason, raw: reason },
-            usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+            usage: {
+              inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+              outputTokens: { total: 1, text: 1, reasoning: 0 },
+            },
           });
           const parts =
             step === 1
-              ? [{ type: "tool-call" as const, toolCallId: "c1", toolName: "terminal_run", input: JSON.stringify({ session: "sh", code: "echo one; sleep 0.8; echo two" }) }, finish("tool-calls")]
-              : [{ type: "text-start" as const, id: "t" }, { type: "text-delta" as const, id: "t", delta: "ok" }, { type: "text-end" as const, id: "t" }, finish("stop")];
+              ? [
+                  {
+                    type: "tool-call" as const,
+                    toolCallId: "c1",
+                    toolName: "terminal_run",
+                    input: JSON.stringify({ session: "sh", code: "echo one; sleep 0.8; echo two" }),
+                  },
+                  finish("tool-calls"),
+                ]
+              : [
+                  { type: "text-start" as const, id: "t" },
+                  { type: "text-delta" as const, id: "t", delta: "ok" },
+                  { type: "text-end" as const, id: "t" },
+                  finish("stop"),
+                ];
           return { stream: convertArrayToReadableStream(parts as never[]) };
         }) as never,
       });
       const result = streamText({ model, tools, stopWhen: stepCountIs(3), prompt: "count" });
       const seen: Array<{ preliminary: boolean; text: string }> = [];
       for await (const part of result.fullStream) {
-        if (part.type === "tool-result") seen.push({ preliminary: part.preliminary === true, text: (part.output as TerminalToolResult).text });
+        if (part.type === "tool-result")
+          seen.push({ preliminary: part.preliminary === true, text: (part.output as TerminalToolResult).text });
       }
-      expect(seen.filter((item) => item.preliminary).some((item) => item.text.includes("status: running") && item.text.includes("one"))).toBe(true);
+      expect(
+        seen.filter((item) => item.preliminary).some((item) => item.text.includes("status: running") && item.text.includes("one")),
+      ).toBe(true);
       expect(seen.filter((item) => !item.preliminary).map((item) => item.text.split("\n").slice(1).join("\n"))).toEqual(["one\ntwo"]);
     } finally {
       await closeTerminalTools(tools);
@@ -79,15 +107,32 @@ describe("agent-tty/ai with ai 7 (MockLanguageModelV4)", () => {
   test("every tool has a description, a zod input schema and toModelOutput; an invalid call is text for the model", async () => {
     const tools = terminalTools();
     try {
-      expect(Object.keys(tools)).toEqual(["terminal_open", "terminal_run", "terminal_send", "terminal_wait", "terminal_screen", "terminal_interrupt", "terminal_output", "terminal_list", "terminal_close"]);
+      expect(Object.keys(tools)).toEqual([
+        "terminal_open",
+        "terminal_run",
+        "terminal_send",
+        "terminal_wait",
+        "terminal_screen",
+        "terminal_interrupt",
+        "terminal_output",
+        "terminal_list",
+        "terminal_close",
+      ]);
       for (const item of Object.values(tools)) {
         expect(item.description?.length).toBeGreaterThan(40);
         expect(typeof item.toModelOutput).toBe("function");
       }
       let last: TerminalToolResult | undefined;
-      for await (const item of tools.terminal_run.execute!({ session: "none", code: "ls" }, { toolCallId: "x", messages: [] } as never) as AsyncIterable<TerminalToolResult>) last = item;
+      for await (const item of tools.terminal_run.execute!({ session: "none", code: "ls" }, {
+        toolCallId: "x",
+        messages: [],
+      } as never) as AsyncIterable<TerminalToolResult>)
+        last = item;
       const model = await tools.terminal_run.toModelOutput!({ toolCallId: "x", input: {}, output: last! } as never);
-      expect(model).toEqual({ type: "text", value: 'Error: there is no open session named "none". No session is open; start one with terminal_open.' });
+      expect(model).toEqual({
+        type: "text",
+        value: 'Error: there is no open session named "none". No session is open; start one with terminal_open.',
+      });
     } finally {
       await closeTerminalTools(tools);
     }

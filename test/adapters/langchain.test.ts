@@ -10,7 +10,9 @@ import { trackManager } from "../helpers/sessions.js";
 // keeps langchain's types out of this repo's typecheck. At run time this is the plain `langchain` package.
 const LANGCHAIN: string = "langchain";
 const { createAgent, fakeModel } = (await import(LANGCHAIN)) as {
-  createAgent: (options: { model: unknown; tools: unknown[] }) => { invoke(input: unknown): Promise<{ messages: Array<{ content: unknown }> }> };
+  createAgent: (options: { model: unknown; tools: unknown[] }) => {
+    invoke(input: unknown): Promise<{ messages: Array<{ content: unknown }> }>;
+  };
   fakeModel: () => {
     respondWithTools(calls: Array<{ name: string; args: Record<string, unknown>; id?: string }>): unknown;
     respond(factory: (messages: unknown[]) => unknown): unknown;
@@ -31,7 +33,12 @@ describe("agent-tty/langchain", () => {
     for (const [index, call] of SCRIPT.entries()) model.respondWithTools([{ name: call.toolName, args: call.input, id: `call-${index}` }]);
     model.respond((messages) => {
       const last = messages.filter((message) => ToolMessage.isInstance(message as never)).at(-1) as ToolMessage | undefined;
-      return new AIMessage(`The terminal said: ${String(last?.content ?? "").split("\n").slice(1).join(" ")}`);
+      return new AIMessage(
+        `The terminal said: ${String(last?.content ?? "")
+          .split("\n")
+          .slice(1)
+          .join(" ")}`,
+      );
     });
     const agent = createAgent({ model, tools: terminalTools({ manager }) });
     const state = await agent.invoke({ messages: [{ role: "user", content: "Greet Ada in python" }] });
@@ -48,9 +55,24 @@ describe("agent-tty/langchain", () => {
   test("each tool is a StructuredTool with a zod schema and content_and_artifact; errors are content, not throws", async () => {
     const tools = terminalTools();
     try {
-      expect(tools.map((item) => item.name)).toEqual(["terminal_open", "terminal_run", "terminal_send", "terminal_wait", "terminal_screen", "terminal_interrupt", "terminal_output", "terminal_list", "terminal_close"]);
+      expect(tools.map((item) => item.name)).toEqual([
+        "terminal_open",
+        "terminal_run",
+        "terminal_send",
+        "terminal_wait",
+        "terminal_screen",
+        "terminal_interrupt",
+        "terminal_output",
+        "terminal_list",
+        "terminal_close",
+      ]);
       const run = tools[1]!;
-      const message = (await run.invoke({ type: "tool_call", id: "t1", name: "terminal_run", args: { session: "ghost", code: "ls" } })) as ToolMessage;
+      const message = (await run.invoke({
+        type: "tool_call",
+        id: "t1",
+        name: "terminal_run",
+        args: { session: "ghost", code: "ls" },
+      })) as ToolMessage;
       expect(ToolMessage.isInstance(message)).toBe(true);
       expect(message.content).toBe('Error: there is no open session named "ghost". No session is open; start one with terminal_open.');
       expect(message.artifact).toMatchObject({ kind: "error", code: "ERR_UNKNOWN_SESSION" });

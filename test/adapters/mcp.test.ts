@@ -47,8 +47,15 @@ describe("agent-tty/mcp over InMemoryTransport", () => {
     const { read, results } = await runScenario(client);
     const last = read.at(-1) ?? "";
     expectScenarioRead(read, `The terminal said: ${last.split("\n").slice(1).join(" ")}`);
-    expect(results[2]?.structuredContent).toMatchObject({ kind: "cell", session: "py", result: { status: "awaiting_input", output: "What is your name? " } });
-    expect(results[4]?.structuredContent).toMatchObject({ kind: "cell", result: { status: "done", output: "Hello, Ada!", exitCode: null } });
+    expect(results[2]?.structuredContent).toMatchObject({
+      kind: "cell",
+      session: "py",
+      result: { status: "awaiting_input", output: "What is your name? " },
+    });
+    expect(results[4]?.structuredContent).toMatchObject({
+      kind: "cell",
+      result: { status: "done", output: "Hello, Ada!", exitCode: null },
+    });
     expect(results.every((result) => result.isError !== true)).toBe(true);
   });
 
@@ -56,12 +63,24 @@ describe("agent-tty/mcp over InMemoryTransport", () => {
     const client = await connectInMemory();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((item) => [item.name, item]));
-    expect(Object.keys(byName)).toEqual(["terminal_open", "terminal_run", "terminal_send", "terminal_wait", "terminal_screen", "terminal_interrupt", "terminal_output", "terminal_list", "terminal_close"]);
+    expect(Object.keys(byName)).toEqual([
+      "terminal_open",
+      "terminal_run",
+      "terminal_send",
+      "terminal_wait",
+      "terminal_screen",
+      "terminal_interrupt",
+      "terminal_output",
+      "terminal_list",
+      "terminal_close",
+    ]);
     expect(byName["terminal_screen"]?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName["terminal_list"]?.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName["terminal_close"]?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(byName["terminal_run"]?.inputSchema).toMatchObject({ type: "object", required: ["session", "code"] });
-    expect((byName["terminal_run"]?.inputSchema.properties as Record<string, { description?: string }>)["timeoutMs"]?.description).toContain("NOT stopped");
+    expect(
+      (byName["terminal_run"]?.inputSchema.properties as Record<string, { description?: string }>)["timeoutMs"]?.description,
+    ).toContain("NOT stopped");
   });
 
   test("errors are tool results with isError and a sentence, not protocol errors", async () => {
@@ -90,9 +109,13 @@ describe("agent-tty/mcp over InMemoryTransport", () => {
     const client = await connectInMemory();
     await client.callTool({ name: "terminal_open", arguments: { name: "sh", args: ["--norc", "--noprofile"] } });
     const messages: string[] = [];
-    const result = (await client.callTool({ name: "terminal_run", arguments: { session: "sh", code: "echo one; sleep 0.8; echo two" } }, undefined, {
-      onprogress: (progress) => messages.push(progress.message ?? ""),
-    })) as ToolResult;
+    const result = (await client.callTool(
+      { name: "terminal_run", arguments: { session: "sh", code: "echo one; sleep 0.8; echo two" } },
+      undefined,
+      {
+        onprogress: (progress) => messages.push(progress.message ?? ""),
+      },
+    )) as ToolResult;
     expect(text(result).split("\n").slice(1)).toEqual(["one", "two"]);
     expect(messages.some((message) => message.startsWith("status: running") && message.includes("one"))).toBe(true);
   });
@@ -111,7 +134,10 @@ describe("agent-tty/mcp over InMemoryTransport", () => {
     // The server hears the cancellation a moment later; the cell ends "interrupted", not after 30 s.
     const waited = (await client.callTool({ name: "terminal_wait", arguments: { session: "sh", timeoutMs: 20_000 } })) as ToolResult;
     expect(waited.structuredContent).toMatchObject({ kind: "cell", result: { status: "interrupted" } });
-    const next = (await client.callTool({ name: "terminal_run", arguments: { session: "sh", code: "echo free", timeoutMs: 20_000 } })) as ToolResult;
+    const next = (await client.callTool({
+      name: "terminal_run",
+      arguments: { session: "sh", code: "echo free", timeoutMs: 20_000 },
+    })) as ToolResult;
     expect(text(next)).toMatch(/^status: done \| exit: 0 .*\nfree$/s);
   });
 });
@@ -135,22 +161,26 @@ describe("agent-tty mcp on stdio, started as a host starts it", () => {
 });
 
 describe("npx agent-tty mcp, as the README's host configuration starts it", () => {
-  test("a project that installed agent-tty serves the tools through npx, and closing the host ends everything", { timeout: 60_000 }, async () => {
-    const host = mkdtempSync(join(tmpdir(), "agent-tty-mcp-host-"));
-    cleanups.push(async () => rmSync(host, { recursive: true, force: true }));
-    writeFileSync(join(host, "package.json"), JSON.stringify({ name: "mcp-host", private: true }));
-    const root = fileURLToPath(new URL("../..", import.meta.url));
-    execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", root], { cwd: host, stdio: "ignore" });
-    const transport = new StdioClientTransport({ command: "npx", args: ["--no-install", "agent-tty", "mcp"], cwd: host, stderr: "pipe" });
-    const client = new Client({ name: "npx-host", version: "1.0.0" });
-    await client.connect(transport);
-    cleanups.push(() => client.close());
-    const { read, results } = await runScenario(client);
-    expect(read[4]).toMatch(/\nHello, Ada!$/);
-    const pid = (results[0]?.structuredContent as { pid: number }).pid;
-    const npxPid = transport.pid;
-    await client.close();
-    await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
-    await expect.poll(() => npxPid !== null && isAlive(npxPid), { timeout: 10_000 }).toBe(false);
-  });
+  test(
+    "a project that installed agent-tty serves the tools through npx, and closing the host ends everything",
+    { timeout: 60_000 },
+    async () => {
+      const host = mkdtempSync(join(tmpdir(), "agent-tty-mcp-host-"));
+      cleanups.push(async () => rmSync(host, { recursive: true, force: true }));
+      writeFileSync(join(host, "package.json"), JSON.stringify({ name: "mcp-host", private: true }));
+      const root = fileURLToPath(new URL("../..", import.meta.url));
+      execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", root], { cwd: host, stdio: "ignore" });
+      const transport = new StdioClientTransport({ command: "npx", args: ["--no-install", "agent-tty", "mcp"], cwd: host, stderr: "pipe" });
+      const client = new Client({ name: "npx-host", version: "1.0.0" });
+      await client.connect(transport);
+      cleanups.push(() => client.close());
+      const { read, results } = await runScenario(client);
+      expect(read[4]).toMatch(/\nHello, Ada!$/);
+      const pid = (results[0]?.structuredContent as { pid: number }).pid;
+      const npxPid = transport.pid;
+      await client.close();
+      await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
+      await expect.poll(() => npxPid !== null && isAlive(npxPid), { timeout: 10_000 }).toBe(false);
+    },
+  );
 });

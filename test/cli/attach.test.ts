@@ -80,7 +80,16 @@ describe("k attach", () => {
     expect(await exit).toBe(0);
     await box.k("run", "human", "echo CELL_AFTER");
     const lines = (await box.k("history", "-n", "20", "human")).stdout.split("\n").filter((line) => !line.startsWith("──"));
-    expect(lines.slice(-9, -1)).toEqual(["echo CELL_$((1+1))", "CELL_2", "echo PERSON_$((6*7))", "PERSON_42", "echo CELL_$((1+1))", "CELL_2", "echo CELL_AFTER", "CELL_AFTER"]);
+    expect(lines.slice(-9, -1)).toEqual([
+      "echo CELL_$((1+1))",
+      "CELL_2",
+      "echo PERSON_$((6*7))",
+      "PERSON_42",
+      "echo CELL_$((1+1))",
+      "CELL_2",
+      "echo CELL_AFTER",
+      "CELL_AFTER",
+    ]);
   });
 
   it("ends when the session ends, and needs an existing session", async () => {

@@ -83,7 +83,6 @@ describe("daemon input limits", () => {
   });
 });
 
-
 describe("daemon under a terminal query flood", () => {
   it("a session printing 100,000 cursor-position queries does not hold up the others", { timeout: 90_000 }, async () => {
     const box = new CliSandbox();

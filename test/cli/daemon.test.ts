@@ -51,7 +51,10 @@ describe("the session daemon", () => {
     expect((await box.exec(AGENT_TTY, ["daemon", "stop"])).stdout).toBe("OK daemon stopped\n");
     expect(alive(pid)).toBe(false);
     expect(box.daemonPid()).toBeNull();
-    expect(await box.exec(AGENT_TTY, ["daemon", "status"])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^agent-tty daemon not running/) });
+    expect(await box.exec(AGENT_TTY, ["daemon", "status"])).toMatchObject({
+      code: 1,
+      stdout: expect.stringMatching(/^agent-tty daemon not running/),
+    });
     expect((await box.k("ls")).stdout).toBe("no sessions\n");
     expect((await box.exec(AGENT_TTY, ["daemon", "stop"])).stdout).toBe("OK daemon not running\n");
   });
@@ -185,14 +188,30 @@ describe("the session daemon", () => {
     const box = sandbox();
     await box.k("new", "s");
     const reply = await raw(box, { v: 99, op: "ls" });
-    expect(JSON.parse(reply)).toMatchObject({ ok: false, exit: 1, stdout: expect.stringMatching(/^ERR .*protocol 1.*agent-tty daemon stop/) });
+    expect(JSON.parse(reply)).toMatchObject({
+      ok: false,
+      exit: 1,
+      stdout: expect.stringMatching(/^ERR .*protocol 1.*agent-tty daemon stop/),
+    });
   });
 
   it("a daemon of another version with no session steps down for a newer client's k new", async () => {
     const box = sandbox();
     expect((await box.exec(AGENT_TTY, ["daemon", "start"])).code).toBe(0);
     const old = box.daemonPid() as number;
-    const reply = await raw(box, { v: 1, op: "new", session: "x", command: null, prompt: null, hook: null, label: null, description: null, cwd: box.dir, env: {}, version: "0.0.0-other" });
+    const reply = await raw(box, {
+      v: 1,
+      op: "new",
+      session: "x",
+      command: null,
+      prompt: null,
+      hook: null,
+      label: null,
+      description: null,
+      cwd: box.dir,
+      env: {},
+      version: "0.0.0-other",
+    });
     expect(JSON.parse(reply)).toMatchObject({ ok: false, restart: true });
     await waitFor(() => !alive(old));
     expect((await box.k("new", "fresh")).stdout).toBe("OK fresh\n");

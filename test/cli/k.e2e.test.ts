@@ -47,7 +47,9 @@ describe("k and km as real processes", () => {
     await newSession("json");
     const ran = await box.k("run", "-j", "json", "echo hello 你好");
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toMatch(new RegExp(`^\\{"cell_id": "${CELL}", "status": "done", "output": "hello 你好", "exit_code": 0, "cwd": "[^"]+"\\}\\n$`));
+    expect(ran.stdout).toMatch(
+      new RegExp(`^\\{"cell_id": "${CELL}", "status": "done", "output": "hello 你好", "exit_code": 0, "cwd": "[^"]+"\\}\\n$`),
+    );
     const failed = await box.runJson("json", "printf 'a\\tb\\n'; (exit 3)");
     expect(failed).toMatchObject({ status: "done", output: "a\tb", exit_code: 3 });
   });
@@ -71,13 +73,21 @@ describe("k and km as real processes", () => {
   });
 
   it("says which session is missing, in JSON for -j, fire and poll", async () => {
-    expect(await box.k("run", "-j", "ghost", "x")).toMatchObject({ code: 1, stdout: '{"status": "error", "output": "no session \'ghost\'; use k new ghost bash"}\n' });
-    expect((await box.k("fire", "ghost", "x")).stdout).toBe('{"status": "error", "output": "no session \'ghost\'; use k new ghost bash"}\n');
+    expect(await box.k("run", "-j", "ghost", "x")).toMatchObject({
+      code: 1,
+      stdout: '{"status": "error", "output": "no session \'ghost\'; use k new ghost bash"}\n',
+    });
+    expect((await box.k("fire", "ghost", "x")).stdout).toBe(
+      '{"status": "error", "output": "no session \'ghost\'; use k new ghost bash"}\n',
+    );
     expect((await box.k("poll", "ghost")).stdout).toBe('{"status": "error", "output": "no session \'ghost\'; use k new ghost bash"}\n');
     expect((await box.k("int", "ghost")).stdout).toBe("ERR no session 'ghost'; use k new ghost bash\n");
     expect((await box.k("kill", "ghost")).stdout).toBe("OK killed ghost\n");
     expect(await box.k("run", "bad/name", "x")).toMatchObject({ code: 1, stdout: "ERR invalid session name: 'bad/name'\n" });
-    expect(await box.k("run", "-t", "0", "x", "y")).toMatchObject({ code: 1, stdout: "ERR -t must be a positive integer\nusage: k run [-j] [-t N] [session] <code>\n" });
+    expect(await box.k("run", "-t", "0", "x", "y")).toMatchObject({
+      code: 1,
+      stdout: "ERR -t must be a positive integer\nusage: k run [-j] [-t N] [session] <code>\n",
+    });
   });
 
   it("fire returns at once; poll says running, then done once (then unknown cell); km -1 wakes on completion", async () => {
@@ -88,13 +98,24 @@ describe("k and km as real processes", () => {
     expect((await box.k("poll", "async", id)).stdout).toBe(`{"cell_id": "${id}", "status": "running"}\n`);
     const km = await box.km("async", id, "-1");
     expect(km.code).toBe(0);
-    expect(km.stdout).toMatch(new RegExp(`^\\{"cell_id": "${id}", "session": "async", "status": "done", "ts": "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}\\+00:00"\\}\\n$`));
-    expect(JSON.parse((await box.k("poll", "async", id)).stdout)).toMatchObject({ cell_id: id, status: "done", output: "ASYNC", exit_code: 0 });
+    expect(km.stdout).toMatch(
+      new RegExp(
+        `^\\{"cell_id": "${id}", "session": "async", "status": "done", "ts": "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}\\+00:00"\\}\\n$`,
+      ),
+    );
+    expect(JSON.parse((await box.k("poll", "async", id)).stdout)).toMatchObject({
+      cell_id: id,
+      status: "done",
+      output: "ASYNC",
+      exit_code: 0,
+    });
     expect((await box.k("poll", "async", id)).stdout).toBe(`{"cell_id": "${id}", "status": "error", "output": "unknown cell"}\n`);
     expect((await box.k("poll", "async", "not-a-cell-id!")).stdout).toBe('{"status": "error", "output": "invalid cell_id"}\n');
     // Malformed (not hex) is invalid, as in the original; "unknown cell" is for a well-formed id it never had.
     expect((await box.k("poll", "async", "not-a-cell")).stdout).toBe('{"status": "error", "output": "invalid cell_id"}\n');
-    expect((await box.k("poll", "async", "abcdef123456")).stdout).toBe('{"cell_id": "abcdef123456", "status": "error", "output": "unknown cell"}\n');
+    expect((await box.k("poll", "async", "abcdef123456")).stdout).toBe(
+      '{"cell_id": "abcdef123456", "status": "error", "output": "unknown cell"}\n',
+    );
   });
 
   it("km for a cell that already finished reports it at once (no lost wake-up)", async () => {
@@ -109,9 +130,16 @@ describe("k and km as real processes", () => {
   it("a busy session rejects fire and run with active cell and writes nothing to the terminal", async () => {
     await newSession("busy");
     const id = (JSON.parse((await box.k("fire", "busy", "sleep 2")).stdout) as { cell_id: string }).cell_id;
-    expect(await box.k("fire", "busy", "echo NOPE1")).toMatchObject({ code: 1, stdout: `{"status": "error", "output": "active cell '${id}'"}\n` });
-    expect((await box.k("run", "-j", "-t", "1", "busy", "echo NOPE2")).stdout).toBe(`{"status": "error", "output": "active cell '${id}'"}\n`);
-    expect((await box.k("status", "busy")).stdout).toBe(`OK busy pipe=ok state=running cell=${id} next='k poll busy ${id} or k int busy'\n`);
+    expect(await box.k("fire", "busy", "echo NOPE1")).toMatchObject({
+      code: 1,
+      stdout: `{"status": "error", "output": "active cell '${id}'"}\n`,
+    });
+    expect((await box.k("run", "-j", "-t", "1", "busy", "echo NOPE2")).stdout).toBe(
+      `{"status": "error", "output": "active cell '${id}'"}\n`,
+    );
+    expect((await box.k("status", "busy")).stdout).toBe(
+      `OK busy pipe=ok state=running cell=${id} next='k poll busy ${id} or k int busy'\n`,
+    );
     await box.km("busy", id, "-1");
     expect((await box.k("status", "busy")).stdout).toBe(`OK busy pipe=ok state=done cell=${id} next='k poll busy ${id}'\n`);
     expect((await box.k("run", "busy", "echo next")).stdout).toBe("next\n");
@@ -125,7 +153,10 @@ describe("k and km as real processes", () => {
     const id = (JSON.parse(timedOut.stdout) as { cell_id: string }).cell_id;
     expect(timedOut.stdout).toBe(`{"cell_id": "${id}", "status": "timeout", "output": ""}\n`);
     expect((await box.k("poll", "slow", id)).stdout).toBe(`{"cell_id": "${id}", "status": "timeout", "output": ""}\n`);
-    expect(await box.k("poll", "slow", id)).toMatchObject({ code: 1, stdout: `{"cell_id": "${id}", "status": "timeout", "output": "use k int or k kill"}\n` });
+    expect(await box.k("poll", "slow", id)).toMatchObject({
+      code: 1,
+      stdout: `{"cell_id": "${id}", "status": "timeout", "output": "use k int or k kill"}\n`,
+    });
     expect((await box.k("status", "slow")).stdout).toBe(`OK slow pipe=ok state=timeout cell=${id} next='k int slow or k kill slow'\n`);
     await waitFor(async () => (await box.k("history", "slow")).stdout.includes("LATE"));
     expect((await box.k("run", "-j", "slow", "echo x")).stdout).toBe(`{"status": "error", "output": "active cell '${id}'"}\n`);
@@ -216,7 +247,9 @@ describe("k and km as real processes", () => {
     await box.k("run", "hist", "for i in $(seq 1 12); do echo line$i; done");
     const last = (await box.k("history", "-n", "1", "hist")).stdout.trimEnd().split("\n");
     expect(last).toEqual(["line9", "line10", "line11", "line12", "── ✓ ──"]);
-    expect((await box.k("history", "-n", "0", "hist")).stdout).toBe("ERR -n must be a positive integer\nusage: k history [-n N] [session]\n");
+    expect((await box.k("history", "-n", "0", "hist")).stdout).toBe(
+      "ERR -n must be a positive integer\nusage: k history [-n N] [session]\n",
+    );
   });
 
   it("prompt mode (--prompt=text) frames by that exact prompt", async () => {
@@ -228,7 +261,11 @@ describe("k and km as real processes", () => {
     const hooks = join(box.dir, "hooks");
     mkdirSync(hooks, { recursive: true });
     const hook = join(hooks, "ends-at-prompt.sh");
-    writeFileSync(hook, '#!/usr/bin/env bash\nwhile IFS= read -r line; do case "$line" in *\'$\'|*\'$ \'|*\'#\'|*\'# \') exit 0 ;; esac; done\nexit 1\n', { mode: 0o755 });
+    writeFileSync(
+      hook,
+      "#!/usr/bin/env bash\nwhile IFS= read -r line; do case \"$line\" in *'$'|*'$ '|*'#'|*'# ') exit 0 ;; esac; done\nexit 1\n",
+      { mode: 0o755 },
+    );
     made.add("hooked");
     const created = await box.exec(K, ["new", "hooked", "bash", "--prompt=./ends-at-prompt.sh"], { cwd: hooks });
     expect(created.stdout).toBe(`OK hooked prompt='${hook}'\n`);
@@ -240,7 +277,11 @@ describe("k and km as real processes", () => {
   it("hook mode runs the hook per cell only: a hook that waits for a line the cell prints does not block the start", async () => {
     const hooks = join(box.dir, "hooks-per-cell");
     mkdirSync(hooks, { recursive: true });
-    writeFileSync(join(hooks, "detect.sh"), '#!/usr/bin/env bash\nwhile IFS= read -r line; do [ "$line" = HOOK_DONE ] && exit 0; done\nexit 1\n', { mode: 0o755 });
+    writeFileSync(
+      join(hooks, "detect.sh"),
+      '#!/usr/bin/env bash\nwhile IFS= read -r line; do [ "$line" = HOOK_DONE ] && exit 0; done\nexit 1\n',
+      { mode: 0o755 },
+    );
     made.add("h");
     const created = await box.exec(K, ["new", "h", "bash", "--prompt=./detect.sh"], { cwd: hooks });
     expect(created.stdout).toMatch(/^OK h prompt=/);
@@ -252,7 +293,9 @@ describe("k and km as real processes", () => {
     const left = await box.runJson("leaving", "exit 7");
     expect(left).toMatchObject({ status: "done", exit_code: 7, exited: true });
     await waitFor(async () => (await box.k("ls")).stdout === "no sessions\n" || !(await box.k("ls")).stdout.includes("leaving"));
-    expect((await box.k("run", "-j", "leaving", "echo")).stdout).toBe('{"status": "error", "output": "no session \'leaving\'; use k new leaving bash"}\n');
+    expect((await box.k("run", "-j", "leaving", "echo")).stdout).toBe(
+      '{"status": "error", "output": "no session \'leaving\'; use k new leaving bash"}\n',
+    );
   });
 
   it("k new reports a program that cannot start", async () => {

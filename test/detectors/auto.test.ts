@@ -4,7 +4,14 @@ import { CALC } from "../programs/fixtures/calc.js";
 
 describe('detector "auto" picks the detector that fits the program', () => {
   const cases: Array<{ what: string; command: string; args: string[]; code: string; output: string | RegExp; decidedBy: string }> = [
-    { what: "bash", command: "bash", args: ["--norc", "--noprofile"], code: "echo auto-bash", output: "auto-bash", decidedBy: "shell-integration" },
+    {
+      what: "bash",
+      command: "bash",
+      args: ["--norc", "--noprofile"],
+      code: "echo auto-bash",
+      output: "auto-bash",
+      decidedBy: "shell-integration",
+    },
     { what: "python3", command: "python3", args: ["-q"], code: "print(6 * 7)", output: "42", decidedBy: "prompt" },
     { what: "node REPL", command: "node", args: [], code: "6 * 7", output: "42", decidedBy: "prompt" },
     { what: "gdb", command: "gdb", args: ["-q", "-nx"], code: "print 6 * 7", output: "$1 = 42", decidedBy: "prompt" },

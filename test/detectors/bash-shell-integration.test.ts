@@ -64,19 +64,19 @@ describe("bash with shell integration", () => {
 
   it("keeps shell state between cells", async () => {
     const sh = await spawnBash();
-    await sh.run("AGENT_TTY_X=persisted; f() { echo \"f:$1\"; }");
+    await sh.run('AGENT_TTY_X=persisted; f() { echo "f:$1"; }');
     const r = await sh.run('echo "$AGENT_TTY_X"; f arg');
     expect(r.output).toBe("persisted\nf:arg");
   });
 
   it("runs multi-line cells (loops, heredocs, functions) as one unit", async () => {
     const sh = await spawnBash();
-    const loop = await sh.run("for i in 1 2 3; do\n  echo \"n=$i\"\ndone");
+    const loop = await sh.run('for i in 1 2 3; do\n  echo "n=$i"\ndone');
     expect(loop.output).toBe("n=1\nn=2\nn=3");
     expect(loop.exitCode).toBe(0);
     const heredoc = await sh.run("cat <<'EOF'\nline one\n  line $two\nEOF");
     expect(heredoc.output).toBe("line one\n  line $two");
-    const fn = await sh.run("greet() {\n  echo \"hi $1\"\n  return 3\n}\ngreet bob");
+    const fn = await sh.run('greet() {\n  echo "hi $1"\n  return 3\n}\ngreet bob');
     expect(fn.output).toBe("hi bob");
     expect(fn.exitCode).toBe(3);
   });

@@ -99,7 +99,9 @@ describe("hook detector, executable", () => {
     writeFileSync(log, "");
     await calc.run("say marker-one");
     const { readFileSync } = await import("node:fs");
-    const lines = readFileSync(log, "utf8").split("\n").filter((line) => line !== "");
+    const lines = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
     expect(lines).toContain("marker-one");
     expect(lines.at(-1)).toBe("calc>");
   });

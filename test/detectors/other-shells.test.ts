@@ -67,7 +67,13 @@ for (const shell of shells) {
 
     it("frames cells with their output, exit status and working directory, and keeps state between them", async () => {
       const sh = await spawn();
-      expect(await sh.run("echo hello")).toMatchObject({ status: "done", output: "hello", exitCode: 0, cwd: "/tmp", decidedBy: "shell-integration" });
+      expect(await sh.run("echo hello")).toMatchObject({
+        status: "done",
+        output: "hello",
+        exitCode: 0,
+        cwd: "/tmp",
+        decidedBy: "shell-integration",
+      });
       expect(await sh.run("false")).toMatchObject({ status: "done", output: "", exitCode: 1 });
       expect(await sh.run("cd /usr; sh -c 'exit 4'")).toMatchObject({ output: "", exitCode: 4, cwd: "/usr" });
       await sh.run(shell.setVariable);
@@ -93,15 +99,15 @@ for (const shell of shells) {
       });
     if (shell.incomplete.length > 0)
       it("an incomplete cell is cancelled with a note, and the shell stays usable", async () => {
-      const sh = await spawn();
-      for (const code of shell.incomplete) {
-        const r = await sh.run(code);
-        expect(r.status, code).toBe("done");
-        expect(r.output, code).toBe(INCOMPLETE_CELL_MESSAGE);
-        expect(r.exitCode, code).toBe(130);
-        expect((await sh.run("echo next")).output).toBe("next");
-      }
-    });
+        const sh = await spawn();
+        for (const code of shell.incomplete) {
+          const r = await sh.run(code);
+          expect(r.status, code).toBe("done");
+          expect(r.output, code).toBe(INCOMPLETE_CELL_MESSAGE);
+          expect(r.exitCode, code).toBe(130);
+          expect((await sh.run("echo next")).output).toBe("next");
+        }
+      });
 
     it("a cell that replaces the prompt keeps being framed", async () => {
       const sh = await spawn();

@@ -16,7 +16,8 @@ export function toolResultsIn(prompt: ReadonlyArray<{ role: string; content: unk
   for (const message of prompt) {
     if (message.role !== "tool" || !Array.isArray(message.content)) continue;
     for (const part of message.content as Array<{ type: string; output?: { type: string; value: unknown } }>) {
-      if (part.type === "tool-result" && part.output !== undefined) texts.push(part.output.type === "text" ? String(part.output.value) : JSON.stringify(part.output.value));
+      if (part.type === "tool-result" && part.output !== undefined)
+        texts.push(part.output.type === "text" ? String(part.output.value) : JSON.stringify(part.output.value));
     }
   }
   return texts;

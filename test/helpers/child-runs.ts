@@ -34,7 +34,14 @@ export interface ChildRun {
 export function runChild(cwd: string, args: string[], env: Record<string, string>, timeoutMs = 180_000): Promise<ChildRun> {
   const pidFile = join(scratch("agent-tty-pids-"), "pids.txt");
   return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, AGENT_TTY_SAMPLE_PIDS: pidFile, CI: "1", FORCE_COLOR: "0", NO_COLOR: "1" };
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...env,
+      AGENT_TTY_SAMPLE_PIDS: pidFile,
+      CI: "1",
+      FORCE_COLOR: "0",
+      NO_COLOR: "1",
+    };
     // The parent Vitest's own variables would make the child think it runs inside it.
     for (const key of Object.keys(childEnv)) if (key.startsWith("VITEST") || key === "TEST" || key === "NODE_OPTIONS") delete childEnv[key];
     execFile(process.execPath, args, { cwd, env: childEnv, timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
@@ -44,7 +51,10 @@ export function runChild(cwd: string, args: string[], env: Record<string, string
       }
       let pids: number[] = [];
       try {
-        pids = readFileSync(pidFile, "utf8").split("\n").filter((line) => line !== "").map(Number);
+        pids = readFileSync(pidFile, "utf8")
+          .split("\n")
+          .filter((line) => line !== "")
+          .map(Number);
       } catch {
         pids = [];
       }
@@ -62,7 +72,9 @@ export function alive(pids: readonly number[]): number[] {
 export interface JsonReport {
   readonly numPassedTests: number;
   readonly numFailedTests: number;
-  readonly testResults: readonly { readonly assertionResults: readonly { readonly title: string; readonly status: string; readonly failureMessages: readonly string[] }[] }[];
+  readonly testResults: readonly {
+    readonly assertionResults: readonly { readonly title: string; readonly status: string; readonly failureMessages: readonly string[] }[];
+  }[];
 }
 
 /** The failure messages of the test titled `title`. */

@@ -71,7 +71,11 @@ export class CliSandbox {
 
   /** Starts a long-running CLI process (km, watch); it is killed in `cleanup`. */
   start(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): LiveProcess {
-    const child = spawn(process.execPath, [script, ...args], { cwd: this.dir, env: { ...this.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: this.dir,
+      env: { ...this.env, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.#children.add(child);
     child.on("exit", () => this.#children.delete(child));
     return new LiveProcess(child);
@@ -120,7 +124,11 @@ export class LiveProcess {
 
   /** Waits until stdout matches. */
   async waitFor(pattern: RegExp | string, timeoutMs = 10_000): Promise<void> {
-    await waitFor(() => (typeof pattern === "string" ? this.stdout.includes(pattern) : pattern.test(this.stdout)), timeoutMs, () => `stdout so far: ${JSON.stringify(this.stdout)} stderr: ${JSON.stringify(this.stderr)}`);
+    await waitFor(
+      () => (typeof pattern === "string" ? this.stdout.includes(pattern) : pattern.test(this.stdout)),
+      timeoutMs,
+      () => `stdout so far: ${JSON.stringify(this.stdout)} stderr: ${JSON.stringify(this.stderr)}`,
+    );
   }
 }
 

@@ -25,12 +25,17 @@ export function postgresBinDir(): string {
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root)
     ? readdirSync(root)
-        .filter((name) => /^\d+(\.\d+)?$/.test(name) && existsSync(join(root, name, "bin", "postgres")) && existsSync(join(root, name, "bin", "initdb")))
+        .filter(
+          (name) =>
+            /^\d+(\.\d+)?$/.test(name) && existsSync(join(root, name, "bin", "postgres")) && existsSync(join(root, name, "bin", "initdb")),
+        )
         .sort((a, b) => Number(b) - Number(a))
     : [];
   const newest = versions[0];
   if (newest === undefined) {
-    throw new Error("the PostgreSQL server is not installed: these tests need /usr/lib/postgresql/<version>/bin/{initdb,postgres} (.ci/run installs the postgresql package)");
+    throw new Error(
+      "the PostgreSQL server is not installed: these tests need /usr/lib/postgresql/<version>/bin/{initdb,postgres} (.ci/run installs the postgresql package)",
+    );
   }
   return join(root, newest, "bin");
 }
@@ -77,8 +82,26 @@ export async function startPostgres(): Promise<PrivatePostgres> {
       chownSync(dir, identity.uid, identity.gid);
       chownSync(dataDir, identity.uid, identity.gid);
     }
-    execFileSync(join(bin, "initdb"), ["-D", dataDir, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"], { ...as, env, cwd: dir, stdio: "pipe" });
-    const args = ["-D", dataDir, "-k", dir, "-p", String(port), "-c", "listen_addresses=", "-c", "fsync=off", "-c", "logging_collector=off"];
+    execFileSync(join(bin, "initdb"), ["-D", dataDir, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"], {
+      ...as,
+      env,
+      cwd: dir,
+      stdio: "pipe",
+    });
+    const args = [
+      "-D",
+      dataDir,
+      "-k",
+      dir,
+      "-p",
+      String(port),
+      "-c",
+      "listen_addresses=",
+      "-c",
+      "fsync=off",
+      "-c",
+      "logging_collector=off",
+    ];
     child = spawn(join(bin, "postgres"), args, { ...as, env, cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
@@ -99,7 +122,11 @@ export async function startPostgres(): Promise<PrivatePostgres> {
   );
   const stop = async (): Promise<void> => {
     // SIGINT: fast shutdown (backends are ended); SIGQUIT then SIGKILL if it lingers.
-    for (const [signal, waitMs] of [["SIGINT", 5_000], ["SIGQUIT", 2_000], ["SIGKILL", 2_000]] as const) {
+    for (const [signal, waitMs] of [
+      ["SIGINT", 5_000],
+      ["SIGQUIT", 2_000],
+      ["SIGKILL", 2_000],
+    ] as const) {
       if (exited) break;
       server.kill(signal);
       await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, waitMs))]);

@@ -8,7 +8,10 @@ import { alive, type ChildRun, failureOf, type JsonReport } from "./child-runs.j
  * What Vitest 4, Vitest 5 and Jest must show for the sample suites (the same tests in each);
  * `castPrefix` is how the framework prefixes a test's name (Jest: its describe block).
  */
-export async function expectSampleOutcome({ run, casts, json }: { run: ChildRun; casts: string; json: JsonReport }, castPrefix: string): Promise<void> {
+export async function expectSampleOutcome(
+  { run, casts, json }: { run: ChildRun; casts: string; json: JsonReport },
+  castPrefix: string,
+): Promise<void> {
   expect(run.code).toBe(1);
   expect({ passed: json.numPassedTests, failed: json.numFailedTests }).toEqual({ passed: 5, failed: 2 });
 
@@ -22,7 +25,9 @@ export async function expectSampleOutcome({ run, casts, json }: { run: ChildRun;
   expect(named).toHaveLength(2);
 
   const screenFailure = failureOf(json, "toShowOnScreen fails with the last screen");
-  expect(screenFailure).toMatch(/expected session 'bash' to show "NEVER-SHOWN" on screen within 300 ms[\s\S]*last screen:\n[\s\S]*│ ONLY-THIS-IS-SHOWN/);
+  expect(screenFailure).toMatch(
+    /expected session 'bash' to show "NEVER-SHOWN" on screen within 300 ms[\s\S]*last screen:\n[\s\S]*│ ONLY-THIS-IS-SHOWN/,
+  );
 
   // Sessions, and the background job of the failing test, ended with their tests.
   expect(run.pids.length).toBeGreaterThanOrEqual(7);
@@ -38,7 +43,11 @@ export async function expectSampleOutcome({ run, casts, json }: { run: ChildRun;
   expect(named.map((file) => file.slice(file.lastIndexOf("/") + 1))).toEqual(files.slice(0, 2));
   const bash = await readAsciicast(join(casts, files[0] as string));
   expect(bash.header).toMatchObject({ version: 2, width: 80, height: 12 });
-  expect(bash.events.filter(([, code]) => code === "o").map(([, , data]) => data).join("")).toContain("SCREEN-MARKER-42");
+  expect(
+    bash.events
+      .filter(([, code]) => code === "o")
+      .map(([, , data]) => data)
+      .join(""),
+  ).toContain("SCREEN-MARKER-42");
   expect(bash.events.some(([, code, data]) => code === "m" && data.includes("start: echo actual-output"))).toBe(true);
 }
-

@@ -56,7 +56,11 @@ export function client(server: AgentTtyServer, token: string | null = TOKEN) {
 }
 
 /** A WebSocket on a session's terminal; collects its messages. Closed after the test. */
-export function terminalSocket(server: AgentTtyServer, name: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) {
+export function terminalSocket(
+  server: AgentTtyServer,
+  name: string,
+  headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` },
+) {
   const url = `${server.url.replace(/^http/, "ws")}/api/sessions/${name}/terminal`;
   const ws = new WebSocket(url, { headers });
   sockets.add(ws);
@@ -70,7 +74,9 @@ export function terminalSocket(server: AgentTtyServer, name: string, headers: Re
   const opened = new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);
-    ws.once("unexpected-response", (_req, res) => reject(Object.assign(new Error(`refused with ${res.statusCode}`), { statusCode: res.statusCode })));
+    ws.once("unexpected-response", (_req, res) =>
+      reject(Object.assign(new Error(`refused with ${res.statusCode}`), { statusCode: res.statusCode })),
+    );
   });
   return {
     ws,

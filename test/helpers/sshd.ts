@@ -116,14 +116,22 @@ export async function startSshd(): Promise<PrivateSshd> {
   }
   const listener = child.pid as number;
   const options = [
-    "-F", join(dir, "ssh_config"),
-    "-i", join(dir, "client_key"),
-    "-o", "IdentitiesOnly=yes",
-    "-o", "BatchMode=yes",
-    "-o", "StrictHostKeyChecking=no",
-    "-o", `UserKnownHostsFile=${join(dir, "known_hosts")}`,
-    "-o", "LogLevel=ERROR",
-    "-p", String(port),
+    "-F",
+    join(dir, "ssh_config"),
+    "-i",
+    join(dir, "client_key"),
+    "-o",
+    "IdentitiesOnly=yes",
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "StrictHostKeyChecking=no",
+    "-o",
+    `UserKnownHostsFile=${join(dir, "known_hosts")}`,
+    "-o",
+    "LogLevel=ERROR",
+    "-p",
+    String(port),
   ];
   const destination = `${user}@127.0.0.1`;
   return {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-const INCOMPLETE_REPL_CELL_MESSAGE = "agent-tty: the cell is incomplete (the program asked for the rest of it: a statement without its end, an unclosed quote or bracket) and was cancelled; fix it and run it again";
+const INCOMPLETE_REPL_CELL_MESSAGE =
+  "agent-tty: the cell is incomplete (the program asked for the rest of it: a statement without its end, an unclosed quote or bracket) and was cancelled; fix it and run it again";
 import { spawnBash, spawnSession } from "../helpers/sessions.js";
 import { startPostgres, type PrivatePostgres } from "../helpers/postgres.js";
 

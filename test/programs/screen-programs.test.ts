@@ -54,10 +54,13 @@ describe("Screen with real programs", () => {
   it("renders vim's alternate screen with the file and tildes, and the shell after it quits", async () => {
     writeFileSync(join(dir, "notes.txt"), "first line\nsecond line\n");
     const { pty, screen } = startOnScreen(...shellLine("vim -u NONE -N -n notes.txt"));
-    const shown = await waitFor(() => {
-      const text = screen.text();
-      return text.includes("second line") && text.includes('"notes.txt"') ? text : undefined;
-    }, { timeoutMs: 10_000, message: "vim to draw the file" });
+    const shown = await waitFor(
+      () => {
+        const text = screen.text();
+        return text.includes("second line") && text.includes('"notes.txt"') ? text : undefined;
+      },
+      { timeoutMs: 10_000, message: "vim to draw the file" },
+    );
     const rows = shown.split("\n");
     expect(rows.slice(0, 3)).toEqual(["first line", "second line", "~"]);
     expect(rows).toHaveLength(24);
@@ -76,10 +79,13 @@ describe("Screen with real programs", () => {
   it("renders less's first page and its end marker after G", async () => {
     writeFileSync(join(dir, "numbers.txt"), Array.from({ length: 200 }, (_, index) => `row ${index + 1}`).join("\n"));
     const { pty, screen } = startOnScreen(...shellLine("less numbers.txt"), { cols: 60, rows: 10 });
-    const first = await waitFor(() => {
-      const text = screen.text();
-      return text.includes("row 9") ? text : undefined;
-    }, { timeoutMs: 10_000, message: "less to draw its first page" });
+    const first = await waitFor(
+      () => {
+        const text = screen.text();
+        return text.includes("row 9") ? text : undefined;
+      },
+      { timeoutMs: 10_000, message: "less to draw its first page" },
+    );
     expect(first.split("\n").slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, index) => `row ${index + 1}`));
     pty.write("G");
     await waitFor(() => screen.text().trimEnd().endsWith("row 200\n(END)"), { message: "less to show the end" });

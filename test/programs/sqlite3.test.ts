@@ -53,7 +53,13 @@ describe("sqlite3 shell", () => {
     expect((await db.run("SELECT 2;")).output).toBe("2");
     // Left in a string, a bracketed name, a comment, a trigger body: each closed and failed, none run.
     await db.run("BEGIN;");
-    for (const code of ["INSERT INTO t VALUES ('open", "SELECT [open", "/* open", "INSERT INTO t VALUES (1) -- no end", "CREATE TRIGGER tr AFTER INSERT ON t BEGIN DELETE FROM t;"]) {
+    for (const code of [
+      "INSERT INTO t VALUES ('open",
+      "SELECT [open",
+      "/* open",
+      "INSERT INTO t VALUES (1) -- no end",
+      "CREATE TRIGGER tr AFTER INSERT ON t BEGIN DELETE FROM t;",
+    ]) {
       expect((await db.run(code)).output, code).toBe(INCOMPLETE_REPL_CELL_MESSAGE);
       expect((await db.run("SELECT count(*) FROM t;")).output, code).toBe("0");
     }

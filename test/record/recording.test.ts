@@ -146,7 +146,9 @@ describe("recordings (asciicast v2)", () => {
 
   it("a recording path that cannot be created rejects spawn with ERR_RECORD and starts nothing; a bad value is ERR_INVALID_ARGUMENT", async () => {
     const missing = join(tempDir(), "no-such-dir", "x.cast");
-    const error = await Session.spawn({ command: "bash", args: ["--norc", "--noprofile"], record: missing }).catch((caught: unknown) => caught);
+    const error = await Session.spawn({ command: "bash", args: ["--norc", "--noprofile"], record: missing }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(AgentTtyError);
     expect(error).toMatchObject({ code: "ERR_RECORD" });
     expect((error as Error).message).toContain(missing);
@@ -166,7 +168,10 @@ describe("recordings (asciicast v2)", () => {
     expect((await py.run("print(sum(range(10)))")).output).toBe("45");
     await py.close();
     const cast = await readAsciicast(file);
-    expect(of(cast.events, "m")).toEqual([expect.stringMatching(/ start: print\(sum\(range\(10\)\)\)$/), expect.stringMatching(/ end: done$/)]);
+    expect(of(cast.events, "m")).toEqual([
+      expect.stringMatching(/ start: print\(sum\(range\(10\)\)\)$/),
+      expect.stringMatching(/ end: done$/),
+    ]);
     expect(of(cast.events, "o").join("")).toContain(">>> ");
   });
 });

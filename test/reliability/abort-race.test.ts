@@ -23,7 +23,10 @@ describe("abort racing a cell's end", () => {
       const aborted = await cell.result;
       sh.off("data", onData);
       const check = await sh.run(`echo check-${i}`);
-      if (check.status !== "done" || check.output !== `check-${i}`) corrupted.push(`${i}: ${check.status} ${JSON.stringify(check.output)} (after the aborted cell settled ${aborted.status}); typed: ${JSON.stringify(check.raw)}`);
+      if (check.status !== "done" || check.output !== `check-${i}`)
+        corrupted.push(
+          `${i}: ${check.status} ${JSON.stringify(check.output)} (after the aborted cell settled ${aborted.status}); typed: ${JSON.stringify(check.raw)}`,
+        );
     }
     expect(corrupted).toEqual([]);
   });

@@ -284,7 +284,14 @@ describe("bad arguments: SessionManager and detectors", () => {
     ['create("../x")', () => new SessionManager().create("../x"), "name"],
     ['create("a/b")', () => new SessionManager().create("a/b"), "name"],
     ["create(<200 characters>)", () => new SessionManager().create("a".repeat(200)), "name"],
-    ['create("ok", 42)', () => trackManager(new SessionManager()).create("ok", 42 as Loose).then(track), "options"],
+    [
+      'create("ok", 42)',
+      () =>
+        trackManager(new SessionManager())
+          .create("ok", 42 as Loose)
+          .then(track),
+      "options",
+    ],
     ['create("ok", { cols: -1 })', () => trackManager(new SessionManager()).create("ok", { cols: -1 }), "cols"],
     ["get(42)", () => new SessionManager().get(42 as Loose), "name"],
     ["close({})", () => new SessionManager().close({} as Loose), "name"],

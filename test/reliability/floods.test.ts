@@ -31,54 +31,50 @@ function expectConsecutive(lines: string[], first: number): number {
 }
 
 describe("floods", () => {
-  it(
-    `a ${FLOOD_MB} MB flood through one cell keeps memory bounded, keeps the exact head and tail, counts the omitted bytes and leaves the session usable`,
-    async () => {
-      const sh = await spawnBash({ timeoutMs: 240_000 });
-      const lineCount = FLOOD_MB * 10_000;
-      const totalBytes = lineCount * 100;
-      const memory = sampleMemory();
-      const started = performance.now();
-      const r = await sh.run(`seq -f '%099.0f' 1 ${lineCount}`);
-      const seconds = (performance.now() - started) / 1000;
-      const grew = memory.stop();
-      console.log(
-        `[flood] ${FLOOD_MB} MB in ${seconds.toFixed(1)} s (${(FLOOD_MB / seconds).toFixed(1)} MB/s); ` +
-          `peak growth: rss +${grew.rssGrowthMb} MB, heapUsed +${grew.heapGrowthMb} MB`,
-      );
+  it(`a ${FLOOD_MB} MB flood through one cell keeps memory bounded, keeps the exact head and tail, counts the omitted bytes and leaves the session usable`, async () => {
+    const sh = await spawnBash({ timeoutMs: 240_000 });
+    const lineCount = FLOOD_MB * 10_000;
+    const totalBytes = lineCount * 100;
+    const memory = sampleMemory();
+    const started = performance.now();
+    const r = await sh.run(`seq -f '%099.0f' 1 ${lineCount}`);
+    const seconds = (performance.now() - started) / 1000;
+    const grew = memory.stop();
+    console.log(
+      `[flood] ${FLOOD_MB} MB in ${seconds.toFixed(1)} s (${(FLOOD_MB / seconds).toFixed(1)} MB/s); ` +
+        `peak growth: rss +${grew.rssGrowthMb} MB, heapUsed +${grew.heapGrowthMb} MB`,
+    );
 
-      expect(r.status).toBe("done");
-      expect(r.exitCode).toBe(0);
-      expect(r.truncated).toBe(true);
-      const marker = MARKER.exec(r.output);
-      expect(marker, "the truncation marker is one line between head and tail").not.toBeNull();
-      expect(Number(marker?.[1])).toBe(r.omittedBytes);
-      const head = r.output.slice(0, marker?.index);
-      const tail = r.output.slice((marker?.index ?? 0) + (marker?.[0].length ?? 0));
-      // Head and tail are whole lines of the flood, in order, from its very first to its very last line.
-      const afterHead = expectConsecutive(head.split("\n"), 1);
-      const tailLines = tail.split("\n");
-      const firstTail = lineCount - tailLines.length + 1;
-      expect(expectConsecutive(tailLines, firstTail)).toBe(lineCount + 1);
-      // Nothing lost silently: what is missing is exactly the lines between, and it is said.
-      expect(r.omittedBytes).toBe((firstTail - afterHead) * 100);
-      expect(Buffer.byteLength(head) + 1 + Buffer.byteLength(tail) + 1 + r.omittedBytes).toBe(totalBytes);
-      expect(Buffer.byteLength(head) + Buffer.byteLength(tail)).toBeLessThanOrEqual(1 << 20);
-      expect(Buffer.byteLength(head)).toBeGreaterThan(400_000);
-      expect(Buffer.byteLength(tail)).toBeGreaterThan(400_000);
-      expect(r.rawOmittedBytes).toBeGreaterThan(0);
-      expect(Buffer.byteLength(r.raw)).toBeLessThanOrEqual((1 << 20) + 100);
+    expect(r.status).toBe("done");
+    expect(r.exitCode).toBe(0);
+    expect(r.truncated).toBe(true);
+    const marker = MARKER.exec(r.output);
+    expect(marker, "the truncation marker is one line between head and tail").not.toBeNull();
+    expect(Number(marker?.[1])).toBe(r.omittedBytes);
+    const head = r.output.slice(0, marker?.index);
+    const tail = r.output.slice((marker?.index ?? 0) + (marker?.[0].length ?? 0));
+    // Head and tail are whole lines of the flood, in order, from its very first to its very last line.
+    const afterHead = expectConsecutive(head.split("\n"), 1);
+    const tailLines = tail.split("\n");
+    const firstTail = lineCount - tailLines.length + 1;
+    expect(expectConsecutive(tailLines, firstTail)).toBe(lineCount + 1);
+    // Nothing lost silently: what is missing is exactly the lines between, and it is said.
+    expect(r.omittedBytes).toBe((firstTail - afterHead) * 100);
+    expect(Buffer.byteLength(head) + 1 + Buffer.byteLength(tail) + 1 + r.omittedBytes).toBe(totalBytes);
+    expect(Buffer.byteLength(head) + Buffer.byteLength(tail)).toBeLessThanOrEqual(1 << 20);
+    expect(Buffer.byteLength(head)).toBeGreaterThan(400_000);
+    expect(Buffer.byteLength(tail)).toBeGreaterThan(400_000);
+    expect(r.rawOmittedBytes).toBeGreaterThan(0);
+    expect(Buffer.byteLength(r.raw)).toBeLessThanOrEqual((1 << 20) + 100);
 
-      expect(grew.rssGrowthMb).toBeLessThan(MEMORY_BUDGET_MB);
-      expect(grew.heapGrowthMb).toBeLessThan(MEMORY_BUDGET_MB);
+    expect(grew.rssGrowthMb).toBeLessThan(MEMORY_BUDGET_MB);
+    expect(grew.heapGrowthMb).toBeLessThan(MEMORY_BUDGET_MB);
 
-      const after = await sh.run("echo still-here; pwd", { timeoutMs: 10_000 });
-      expect(after.status).toBe("done");
-      expect(after.output).toBe(`still-here\n${process.cwd()}`);
-      expect(sh.history(3)).toContain("still-here");
-    },
-    300_000,
-  );
+    const after = await sh.run("echo still-here; pwd", { timeoutMs: 10_000 });
+    expect(after.status).toBe("done");
+    expect(after.output).toBe(`still-here\n${process.cwd()}`);
+    expect(sh.history(3)).toContain("still-here");
+  }, 300_000);
 
   it("one 5 MB line without a newline comes back whole when the cap allows it, with memory bounded", async () => {
     const sh = await spawnBash({ maxOutputBytes: 8 << 20 });

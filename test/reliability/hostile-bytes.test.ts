@@ -44,12 +44,31 @@ describe("hostile bytes", () => {
 
   it("invalid UTF-8 comes back as U+FFFD replacement characters, nothing around it lost", async () => {
     const sh = await spawnBash();
-    const r = await sh.run("printf 'a\\377\\376b\\303(c\\342\\202d\\360\\237\\230\\nnext line \\355\\240\\200 end\\n'; printf 'cut at the end \\342\\202'");
+    const r = await sh.run(
+      "printf 'a\\377\\376b\\303(c\\342\\202d\\360\\237\\230\\nnext line \\355\\240\\200 end\\n'; printf 'cut at the end \\342\\202'",
+    );
     expect(r.status).toBe("done");
     expect(r.exitCode).toBe(0);
     const expected = Buffer.from([
-      ...Buffer.from("a"), 0xff, 0xfe, ...Buffer.from("b"), 0xc3, ...Buffer.from("(c"), 0xe2, 0x82, ...Buffer.from("d"), 0xf0, 0x9f, 0x98,
-      ...Buffer.from("\nnext line "), 0xed, 0xa0, 0x80, ...Buffer.from(" end\ncut at the end "), 0xe2, 0x82,
+      ...Buffer.from("a"),
+      0xff,
+      0xfe,
+      ...Buffer.from("b"),
+      0xc3,
+      ...Buffer.from("(c"),
+      0xe2,
+      0x82,
+      ...Buffer.from("d"),
+      0xf0,
+      0x9f,
+      0x98,
+      ...Buffer.from("\nnext line "),
+      0xed,
+      0xa0,
+      0x80,
+      ...Buffer.from(" end\ncut at the end "),
+      0xe2,
+      0x82,
     ]).toString("utf8");
     expect(r.output).toBe(expected);
     expect(r.output).toContain("\uFFFD");
@@ -118,7 +137,7 @@ describe("hostile bytes", () => {
     expect(query.status).toBe("done");
     expect(query.exitCode).toBe(0);
     // The next program reads its terminal: anything left over from the answers would arrive here.
-    const reader = await sh.run("read -r -t 0.5 line; status=$?; echo \"got[$line] $status\"");
+    const reader = await sh.run('read -r -t 0.5 line; status=$?; echo "got[$line] $status"');
     expect(reader.status).toBe("done");
     // read timed out (status > 128): there was nothing to read.
     expect(reader.output).toMatch(/^got\[\] (\d+)$/);
@@ -187,7 +206,9 @@ describe("hostile bytes", () => {
     sh.on("data", (chunk) => {
       if (chunk.endsWith(">>> ")) busyUntil(200);
     });
-    const r = await sh.run("import sys, time\n_ = sys.stdout.write('>>> '); sys.stdout.flush(); time.sleep(0.05); print()\nprint('second')");
+    const r = await sh.run(
+      "import sys, time\n_ = sys.stdout.write('>>> '); sys.stdout.flush(); time.sleep(0.05); print()\nprint('second')",
+    );
     expect(r.status).toBe("done");
     expect(r.output).toBe(">>> \nsecond");
     const next = await sh.run("6 * 7");

@@ -34,7 +34,9 @@ describe("hostile input", () => {
     const body = `${lines.join("\n")}\n`;
     expect(Buffer.byteLength(body)).toBeGreaterThan(1_000_000);
     // Into a file first: counted and hashed one after the other (a process substitution would race the prompt).
-    const r = await sh.run(`f=$(mktemp); cat > "$f" <<'AGENT_TTY_EOF'\n${lines.join("\n")}\nAGENT_TTY_EOF\nsha256sum < "$f"; wc -c < "$f"; rm -f "$f"`);
+    const r = await sh.run(
+      `f=$(mktemp); cat > "$f" <<'AGENT_TTY_EOF'\n${lines.join("\n")}\nAGENT_TTY_EOF\nsha256sum < "$f"; wc -c < "$f"; rm -f "$f"`,
+    );
     expect(r.status).toBe("done");
     expect(r.exitCode).toBe(0);
     const printed = r.output.split("\n").map((line) => line.trim());
@@ -63,7 +65,9 @@ describe("hostile input", () => {
 
   it("a 1 MB single-line echo reaches the program byte for byte", async () => {
     const sh = await spawnBash({ timeoutMs: 120_000 });
-    const word = Array.from({ length: 100_000 }, (_, index) => String(index % 10_000).padStart(4, "0")).join(",").slice(0, 1_000_000);
+    const word = Array.from({ length: 100_000 }, (_, index) => String(index % 10_000).padStart(4, "0"))
+      .join(",")
+      .slice(0, 1_000_000);
     const r = await sh.run(`echo '${word}' | sha256sum`);
     expect(r.status).toBe("done");
     expect(r.exitCode).toBe(0);
@@ -151,24 +155,27 @@ describe("hostile input", () => {
     ["FS ^\\", "\x1c"],
     ["DEL", "\x7f"],
   ];
-  it.each(CONTROLS)("a cell containing %s either reaches the program exactly or is refused, and the session stays usable", async (_name, char) => {
-    const sh = await spawnBash({ timeoutMs: 5_000 });
-    const hex = char.charCodeAt(0).toString(16).padStart(2, "0");
-    let refused: unknown;
-    const outcome = await sh.run(`printf '%s' 'A${char}B' | od -An -tx1 | tr -d ' \\n'; echo`).catch((error: unknown) => {
-      refused = error;
-      return undefined;
-    });
-    if (outcome === undefined) {
-      expect(refused).toBeInstanceOf(AgentTtyError);
-      expect((refused as AgentTtyError).code).toBe("ERR_INVALID_ARGUMENT");
-    } else {
-      expect(outcome.status).toBe("done");
-      expect(outcome.exitCode).toBe(0);
-      expect(outcome.output).toBe(`41${hex}42`);
-    }
-    const next = await sh.run("echo still-usable", { timeoutMs: 5_000 });
-    expect(next.status).toBe("done");
-    expect(next.output).toBe("still-usable");
-  });
+  it.each(CONTROLS)(
+    "a cell containing %s either reaches the program exactly or is refused, and the session stays usable",
+    async (_name, char) => {
+      const sh = await spawnBash({ timeoutMs: 5_000 });
+      const hex = char.charCodeAt(0).toString(16).padStart(2, "0");
+      let refused: unknown;
+      const outcome = await sh.run(`printf '%s' 'A${char}B' | od -An -tx1 | tr -d ' \\n'; echo`).catch((error: unknown) => {
+        refused = error;
+        return undefined;
+      });
+      if (outcome === undefined) {
+        expect(refused).toBeInstanceOf(AgentTtyError);
+        expect((refused as AgentTtyError).code).toBe("ERR_INVALID_ARGUMENT");
+      } else {
+        expect(outcome.status).toBe("done");
+        expect(outcome.exitCode).toBe(0);
+        expect(outcome.output).toBe(`41${hex}42`);
+      }
+      const next = await sh.run("echo still-usable", { timeoutMs: 5_000 });
+      expect(next.status).toBe("done");
+      expect(next.output).toBe("still-usable");
+    },
+  );
 });

@@ -56,11 +56,14 @@ describe("probe findings: environment names and values", () => {
 describe("probe findings: close() after the program ended first", () => {
   for (const [how, end] of [
     ["exited by its own `exit`", async (sh: Session) => void (await sh.run("exit"))],
-    ["was SIGKILLed", async (sh: Session) => {
-      const exited = new Promise((resolve) => sh.once("exit", resolve));
-      process.kill(sh.pid as number, "SIGKILL");
-      await exited;
-    }],
+    [
+      "was SIGKILLed",
+      async (sh: Session) => {
+        const exited = new Promise((resolve) => sh.once("exit", resolve));
+        process.kill(sh.pid as number, "SIGKILL");
+        await exited;
+      },
+    ],
   ] as const) {
     it(`leaves no background job running when the shell ${how}`, async () => {
       const sh = await spawnBash();
@@ -112,37 +115,49 @@ describe("probe findings: the frame secret", () => {
 });
 
 describe("probe findings: a driver killed while its shell starts", () => {
-  it("leaves its private rc directory (with the secret) only until the next agent-tty process starts a session", { timeout: 60_000 }, async () => {
-    const tmp = mkdtempSync(join(tmpdir(), "agent-tty-sweep-tmp-"));
-    const slowHome = mkdtempSync(join(tmpdir(), "agent-tty-sweep-home-"));
-    writeFileSync(join(slowHome, ".bashrc"), "sleep 31.7\n");
-    onTestFinished(() => {
-      for (const pid of processesRunning("sleep\u000031.7")) process.kill(pid, "SIGKILL");
-      rmSync(tmp, { recursive: true, force: true });
-      rmSync(slowHome, { recursive: true, force: true });
-    });
-    const dist = new URL("../../dist/index.js", import.meta.url).href;
-    const driver = (home: string) =>
-      spawnChild(process.execPath, ["--input-type=module", "-e", `const { Session } = await import(${JSON.stringify(dist)}); const s = await Session.spawn({ readyTimeoutMs: 60000 }); await s.close();`], {
-        env: { ...process.env, TMPDIR: tmp, HOME: home },
-        stdio: "ignore",
+  it(
+    "leaves its private rc directory (with the secret) only until the next agent-tty process starts a session",
+    { timeout: 60_000 },
+    async () => {
+      const tmp = mkdtempSync(join(tmpdir(), "agent-tty-sweep-tmp-"));
+      const slowHome = mkdtempSync(join(tmpdir(), "agent-tty-sweep-home-"));
+      writeFileSync(join(slowHome, ".bashrc"), "sleep 31.7\n");
+      onTestFinished(() => {
+        for (const pid of processesRunning("sleep\u000031.7")) process.kill(pid, "SIGKILL");
+        rmSync(tmp, { recursive: true, force: true });
+        rmSync(slowHome, { recursive: true, force: true });
       });
-    const killed = driver(slowHome);
-    const mine = () => readdirSync(tmp).filter((name) => name.startsWith(`agent-tty-${killed.pid}-`));
-    await waitUntil(() => mine().length === 1 && readdirSync(join(tmp, mine()[0] as string)).length > 0, 20_000);
-    const exited = new Promise((resolve) => killed.once("exit", resolve));
-    killed.kill("SIGKILL");
-    await exited;
-    const left = join(tmp, mine()[0] as string);
-    expect(readdirSync(left), "a killed driver cannot clean up after itself").not.toEqual([]);
-    // Older than any start-up could take (a younger one may be another pid namespace's).
-    const old = new Date(Date.now() - 3_600_000);
-    utimesSync(left, old, old);
-    const next = driver(mkdtempSync(join(tmp, "home-")));
-    const code = await new Promise((resolve) => next.once("exit", resolve));
-    expect(code).toBe(0);
-    expect(existsSync(left)).toBe(false);
-  });
+      const dist = new URL("../../dist/index.js", import.meta.url).href;
+      const driver = (home: string) =>
+        spawnChild(
+          process.execPath,
+          [
+            "--input-type=module",
+            "-e",
+            `const { Session } = await import(${JSON.stringify(dist)}); const s = await Session.spawn({ readyTimeoutMs: 60000 }); await s.close();`,
+          ],
+          {
+            env: { ...process.env, TMPDIR: tmp, HOME: home },
+            stdio: "ignore",
+          },
+        );
+      const killed = driver(slowHome);
+      const mine = () => readdirSync(tmp).filter((name) => name.startsWith(`agent-tty-${killed.pid}-`));
+      await waitUntil(() => mine().length === 1 && readdirSync(join(tmp, mine()[0] as string)).length > 0, 20_000);
+      const exited = new Promise((resolve) => killed.once("exit", resolve));
+      killed.kill("SIGKILL");
+      await exited;
+      const left = join(tmp, mine()[0] as string);
+      expect(readdirSync(left), "a killed driver cannot clean up after itself").not.toEqual([]);
+      // Older than any start-up could take (a younger one may be another pid namespace's).
+      const old = new Date(Date.now() - 3_600_000);
+      utimesSync(left, old, old);
+      const next = driver(mkdtempSync(join(tmp, "home-")));
+      const code = await new Promise((resolve) => next.once("exit", resolve));
+      expect(code).toBe(0);
+      expect(existsSync(left)).toBe(false);
+    },
+  );
 });
 
 describe("probe findings: terminal size", () => {

@@ -91,7 +91,9 @@ describe("process faults", () => {
   it("close() ends a foreground program that ignores SIGHUP and SIGTERM", async () => {
     const sh = await spawnBash({ closeGraceMs: 300 });
     const pid = sh.pid as number;
-    const cell = sh.fire(`python3 -c "import signal, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); signal.signal(signal.SIGTERM, signal.SIG_IGN); print('stubborn', flush=True); time.sleep(1000)"`);
+    const cell = sh.fire(
+      `python3 -c "import signal, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); signal.signal(signal.SIGTERM, signal.SIG_IGN); print('stubborn', flush=True); time.sleep(1000)"`,
+    );
     await seen(cell, "stubborn");
     const python = await waitFor(() => members(pid, "python3")[0], { message: "python to start" });
     await sh.close();
@@ -118,10 +120,13 @@ describe("process faults", () => {
     );
     expect(r.status).toBe("done");
     expect(r.output).toContain("started");
-    const sleepers = await waitFor(() => {
-      const found = members(pid, "sleep");
-      return found.length >= 7 ? found : undefined;
-    }, { message: "seven background sleeps" });
+    const sleepers = await waitFor(
+      () => {
+        const found = members(pid, "sleep");
+        return found.length >= 7 ? found : undefined;
+      },
+      { message: "seven background sleeps" },
+    );
     await sh.close();
     await allGone([pid, ...sleepers]);
     expect(sessionMembers(pid)).toEqual([]);
@@ -140,12 +145,17 @@ describe("process faults", () => {
     sh.on("event", (event) => {
       if (event.type === "error") events.push(event.message ?? "");
     });
-    const r = await sh.run("bomb() { if [ $1 -gt 0 ]; then bomb $(($1 - 1)) & bomb $(($1 - 1)) & fi; sleep 30; }; bomb 7", { timeoutMs: 20_000 });
+    const r = await sh.run("bomb() { if [ $1 -gt 0 ]; then bomb $(($1 - 1)) & bomb $(($1 - 1)) & fi; sleep 30; }; bomb 7", {
+      timeoutMs: 20_000,
+    });
     expect(r.status).toBe("exited");
     expect(r.output).toContain("more than maxProcesses (60)");
     expect(events.join("\n")).toContain("more than maxProcesses (60)");
     await waitFor(() => (sh.state === "closed" ? true : undefined), { message: "the session closed" });
-    await waitFor(() => (sessionMembers(pid).length === 0 ? true : undefined), { timeoutMs: 10_000, message: "no process of the bomb left" });
+    await waitFor(() => (sessionMembers(pid).length === 0 ? true : undefined), {
+      timeoutMs: 10_000,
+      message: "no process of the bomb left",
+    });
   });
 
   it("maxProcesses: Infinity turns the guard off; a swarm under the limit is left alone", async () => {
@@ -161,10 +171,13 @@ describe("process faults", () => {
     const pid = sh.pid as number;
     const r = await sh.run("for i in $(seq 1 200); do sleep 1000 & done; echo spawned");
     expect(r.status).toBe("done");
-    const sleepers = await waitFor(() => {
-      const found = members(pid, "sleep");
-      return found.length >= 200 ? found : undefined;
-    }, { timeoutMs: 10_000, message: "200 background sleeps" });
+    const sleepers = await waitFor(
+      () => {
+        const found = members(pid, "sleep");
+        return found.length >= 200 ? found : undefined;
+      },
+      { timeoutMs: 10_000, message: "200 background sleeps" },
+    );
     await sh.close();
     await allGone([pid, ...sleepers], 5_000);
     expect(sessionMembers(pid)).toEqual([]);

@@ -30,7 +30,12 @@ describe.skipIf(engine === undefined)(`sessions in a container (${engine ?? "no 
 
   it("spawn over docker exec -it: exit codes and cwd per cell", async () => {
     const sh = await spawnSession({ command: engine as string, args: ["exec", "-it", container, "bash"] });
-    expect(await sh.run("cd /tmp && echo in-container")).toMatchObject({ status: "done", exitCode: 0, cwd: "/tmp", output: "in-container" });
+    expect(await sh.run("cd /tmp && echo in-container")).toMatchObject({
+      status: "done",
+      exitCode: 0,
+      cwd: "/tmp",
+      output: "in-container",
+    });
     expect(await sh.run("false")).toMatchObject({ status: "done", exitCode: 1 });
   });
 
@@ -45,7 +50,10 @@ describe.skipIf(engine === undefined)(`sessions in a container (${engine ?? "no 
   });
 
   it("a container killed mid-cell settles the cell and leaves the outer bash usable", async () => {
-    const victim = execFileSync(engine as string, ["run", "-d", "--rm", image, "sleep", "600"], { encoding: "utf8", timeout: 120_000 }).trim();
+    const victim = execFileSync(engine as string, ["run", "-d", "--rm", image, "sleep", "600"], {
+      encoding: "utf8",
+      timeout: 120_000,
+    }).trim();
     const sh = await spawnBash();
     await sh.run(`${engine} exec -it ${victim} bash`);
     const cell = sh.fire("echo started; sleep 60");

@@ -32,7 +32,9 @@ describe("a session spawned over ssh (in-band shell integration)", () => {
     expect(sh.history()).not.toContain("agent_tty");
     expect(sh.history()).not.toContain(prefix.split(";")[1]);
     // A program printing a mark without the secret does not end the frame.
-    const fake = await sh.run("printf '\\033]6973;0123456789abcdef01234567;D;0;/fake\\007\\033]6973;0123456789abcdef01234567;B\\007'; sleep 0.3; echo after");
+    const fake = await sh.run(
+      "printf '\\033]6973;0123456789abcdef01234567;D;0;/fake\\007\\033]6973;0123456789abcdef01234567;B\\007'; sleep 0.3; echo after",
+    );
     expect(fake).toMatchObject({ status: "done", exitCode: 0, output: "after" });
   });
 
@@ -83,7 +85,11 @@ describe("a session spawned over ssh (in-band shell integration)", () => {
   });
 
   it("an explicit inBand option frames a shell behind any other program (env here), not only ssh", async () => {
-    const sh = await spawnSession({ command: "env", args: ["bash", "--norc", "--noprofile"], detector: detectors.shellIntegration({ inBand: true }) });
+    const sh = await spawnSession({
+      command: "env",
+      args: ["bash", "--norc", "--noprofile"],
+      detector: detectors.shellIntegration({ inBand: true }),
+    });
     expect(await sh.run("cd / && (exit 6)")).toMatchObject({ status: "done", exitCode: 6, cwd: "/" });
     expect(sh.history()).not.toContain("printf");
   });
@@ -98,10 +104,18 @@ describe("a session spawned over ssh (in-band shell integration)", () => {
     }
   }, 90_000);
 
-  const versionOf = { zsh: ["echo $ZSH_VERSION", /^\d+\.\d+/], fish: ["echo $FISH_VERSION", /^\d+\.\d+/], dash: ["echo x${BASH_VERSION}${ZSH_VERSION}x", /^xx$/] } as const;
+  const versionOf = {
+    zsh: ["echo $ZSH_VERSION", /^\d+\.\d+/],
+    fish: ["echo $FISH_VERSION", /^\d+\.\d+/],
+    dash: ["echo x${BASH_VERSION}${ZSH_VERSION}x", /^xx$/],
+  } as const;
   for (const shell of ["zsh", "fish", "dash"] as const) {
     it(`detects ${shell} on the far side and frames it the same way`, async () => {
-      const sh = await spawnSession({ command: "ssh", args: [...sshd.sshArgs("-tt"), "exec", shell, ...(shell === "dash" ? ["-i"] : ["-l"])], detector: detectors.shellIntegration({ inBand: true }) });
+      const sh = await spawnSession({
+        command: "ssh",
+        args: [...sshd.sshArgs("-tt"), "exec", shell, ...(shell === "dash" ? ["-i"] : ["-l"])],
+        detector: detectors.shellIntegration({ inBand: true }),
+      });
       const r = await sh.run("cd /tmp && echo in-$PWD");
       expect(r).toMatchObject({ status: "done", exitCode: 0, cwd: "/tmp", output: "in-/tmp" });
       expect(await sh.run("false")).toMatchObject({ status: "done", exitCode: 1 });

@@ -8,7 +8,14 @@ const FAKE_AGENT = fileURLToPath(new URL("./fixtures/fake-agent.mjs", import.met
 
 describe("detectors.external()", () => {
   it("ends a TUI agent's turn when session.signal('stop') comes, and the child knows its session", async () => {
-    const sh = await spawnSession({ command: process.execPath, args: [FAKE_AGENT], name: "agent1", detector: detectors.external(), cols: 100, rows: 20 });
+    const sh = await spawnSession({
+      command: process.execPath,
+      args: [FAKE_AGENT],
+      name: "agent1",
+      detector: detectors.external(),
+      cols: 100,
+      rows: 20,
+    });
     expect(sh.screen()).toContain("session=agent1");
     const cell = sh.fire("hello there", { timeoutMs: 10_000 });
     await sh.expect(/answer: HELLO THERE/, { timeoutMs: 5_000 });

@@ -20,7 +20,14 @@ describe("HTTP API", () => {
     const api = client(server);
     const created = await api.post("/api/sessions", { name: "work", ...BASH, label: "api tests", description: "the test's shell" });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ name: "work", label: "api tests", description: "the test's shell", state: "idle", activity: "idle", control: null });
+    expect(created.json).toMatchObject({
+      name: "work",
+      label: "api tests",
+      description: "the test's shell",
+      state: "idle",
+      activity: "idle",
+      control: null,
+    });
 
     const ok = await api.post("/api/sessions/work/run", { code: "echo hello" });
     expect(ok.status).toBe(200);
@@ -133,7 +140,10 @@ describe("HTTP API", () => {
     await waitFor(async () => (await api.get("/api/sessions/gone")).json.activity === "running", { message: "the cell to run" });
     abort.abort();
     expect(await running).toBeInstanceOf(Error);
-    await waitFor(async () => (await api.get("/api/sessions/gone")).json.activity === "idle", { message: "the cell to be interrupted", timeoutMs: 10_000 });
+    await waitFor(async () => (await api.get("/api/sessions/gone")).json.activity === "idle", {
+      message: "the cell to be interrupted",
+      timeoutMs: 10_000,
+    });
     const after = await api.post("/api/sessions/gone/run", { code: "echo next-cell" });
     expect(after.json).toMatchObject({ status: "done", output: "next-cell" });
   });
@@ -142,7 +152,9 @@ describe("HTTP API", () => {
     const server = await startServer();
     const api = client(server);
     await api.post("/api/sessions", { name: "race", ...BASH });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => api.post("/api/sessions/race/run", { code: `sleep 0.5; echo RACE-$((${i}+1000))` })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => api.post("/api/sessions/race/run", { code: `sleep 0.5; echo RACE-$((${i}+1000))` })),
+    );
     const winners = answers.filter((a) => a.status === 200);
     expect(winners).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409 && a.json.error.code === "ERR_SESSION_BUSY")).toHaveLength(11);
@@ -156,7 +168,10 @@ describe("HTTP API", () => {
     const api = client(server);
     await api.post("/api/sessions", { name: "ev", ...BASH });
     const abort = new AbortController();
-    const res = await fetch(`${server.url}/api/sessions/ev/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: abort.signal });
+    const res = await fetch(`${server.url}/api/sessions/ev/events`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+      signal: abort.signal,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -184,7 +199,9 @@ describe("HTTP API", () => {
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    const routes = Object.entries(doc.paths as Record<string, object>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const routes = Object.entries(doc.paths as Record<string, object>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(routes).toEqual(
       expect.arrayContaining([
         "GET /api/sessions",
@@ -238,7 +255,11 @@ describe("security", () => {
         ["GET", "/openapi.json"],
         ["GET", "/assets/xterm.js"],
       ] as const) {
-        const res = await api.call(method, path, method === "GET" || method === "DELETE" ? undefined : { code: "touch /tmp/should-not-run" });
+        const res = await api.call(
+          method,
+          path,
+          method === "GET" || method === "DELETE" ? undefined : { code: "touch /tmp/should-not-run" },
+        );
         expect(res.status, `${method} ${path}`).toBe(401);
         expect(res.json.error.code).toBe("ERR_UNAUTHORIZED");
       }
@@ -300,7 +321,10 @@ describe("security", () => {
   });
 
   it("a non-loopback host without a token refuses to start", async () => {
-    await expect(createServer({ host: "0.0.0.0", port: 0 })).rejects.toMatchObject({ code: "ERR_INVALID_ARGUMENT", message: expect.stringMatching(/without a token/) });
+    await expect(createServer({ host: "0.0.0.0", port: 0 })).rejects.toMatchObject({
+      code: "ERR_INVALID_ARGUMENT",
+      message: expect.stringMatching(/without a token/),
+    });
   });
 });
 
@@ -317,7 +341,9 @@ describe("human control over the terminal WebSocket", () => {
 
     person.send({ type: "take" });
     await waitFor(() => person.messages.some((m) => m.type === "control" && m.you === true), { message: "control granted" });
-    await waitFor(() => watcher.messages.some((m) => m.type === "control" && m.control?.via === "web" && m.you === false), { message: "watcher told" });
+    await waitFor(() => watcher.messages.some((m) => m.type === "control" && m.control?.via === "web" && m.you === false), {
+      message: "watcher told",
+    });
     const refused = await api.post("/api/sessions/h/run", { code: "echo agent" });
     expect(refused.status).toBe(409);
     expect(refused.json.error.code).toBe("ERR_HUMAN_CONTROL");
@@ -333,7 +359,9 @@ describe("human control over the terminal WebSocket", () => {
     expect(history).not.toContain("watcher-typed");
 
     person.send({ type: "give" });
-    await waitFor(() => person.messages.slice(granted(person.messages)).some((m) => m.type === "control" && m.control === null), { message: "given back" });
+    await waitFor(() => person.messages.slice(granted(person.messages)).some((m) => m.type === "control" && m.control === null), {
+      message: "given back",
+    });
     const after = await api.post("/api/sessions/h/run", { code: "echo agent-again" });
     expect(after.json).toMatchObject({ status: "done", output: "agent-again" });
   });
@@ -359,11 +387,17 @@ describe("human control over the terminal WebSocket", () => {
     await waitFor(() => watcher.messages.some((m) => m.type === "hello"));
     watcher.ws.pause();
     const produced = 24_000_000;
-    const run = await api.post("/api/sessions/flood/run", { code: `yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c ${produced}; echo flood-end`, timeoutMs: 60_000 });
+    const run = await api.post("/api/sessions/flood/run", {
+      code: `yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c ${produced}; echo flood-end`,
+      timeoutMs: 60_000,
+    });
     expect(run.json.status).toBe("done");
     await api.post("/api/sessions/flood/run", { code: "echo after-flood" });
     watcher.ws.resume();
-    await waitFor(() => watcher.messages.some((m) => m.type === "reset") && watcher.text().includes("after-flood"), { timeoutMs: 20_000, message: "a reset with the screen, then live data" });
+    await waitFor(() => watcher.messages.some((m) => m.type === "reset") && watcher.text().includes("after-flood"), {
+      timeoutMs: 20_000,
+      message: "a reset with the screen, then live data",
+    });
     const received = watcher.messages.filter((m) => m.type === "data").reduce((sum, m) => sum + m.data.length, 0);
     expect(received).toBeLessThan(produced);
   }, 90_000);
@@ -386,7 +420,14 @@ describe("TUI agents driven by their hooks", () => {
   it("ask() returns the turn when the agent's hook POSTs /signal; a turn that never signals needs recovery (409) until interrupted", async () => {
     const server = await startServer();
     const api = client(server);
-    const created = await api.post("/api/sessions", { name: "agent", command: process.execPath, args: [FAKE_AGENT], detector: "external", cols: 100, rows: 20 });
+    const created = await api.post("/api/sessions", {
+      name: "agent",
+      command: process.execPath,
+      args: [FAKE_AGENT],
+      detector: "external",
+      cols: 100,
+      rows: 20,
+    });
     expect(created.status).toBe(201);
     const turn = await api.post("/api/sessions/agent/ask", { prompt: "hello agent", timeoutMs: 10_000 });
     expect(turn.status).toBe(200);
@@ -418,7 +459,9 @@ describe("TUI agents driven by their hooks", () => {
     const api = client(server);
     await api.post("/api/sessions", { name: "one", ...BASH });
     await api.post("/api/sessions", { name: "two", ...BASH });
-    const env = await api.post("/api/sessions/one/run", { code: 'echo "$AGENT_TTY_SESSION $AGENT_TTY_SIGNAL_URL $AGENT_TTY_SIGNAL_TOKEN"' });
+    const env = await api.post("/api/sessions/one/run", {
+      code: 'echo "$AGENT_TTY_SESSION $AGENT_TTY_SIGNAL_URL $AGENT_TTY_SIGNAL_TOKEN"',
+    });
     const [session, url, signalToken] = env.json.output.split(" ");
     expect(session).toBe("one");
     expect(url).toBe(`${server.url}/api/sessions/one/signal`);
@@ -434,7 +477,13 @@ describe("TUI agents driven by their hooks", () => {
     const server = await startServer();
     const api = client(server);
     const started = performance.now();
-    const created = await api.post("/api/sessions", { name: "ready", command: process.execPath, args: [FAKE_AGENT, "--signal-ready"], detector: "external", readyOn: "signal" });
+    const created = await api.post("/api/sessions", {
+      name: "ready",
+      command: process.execPath,
+      args: [FAKE_AGENT, "--signal-ready"],
+      detector: "external",
+      readyOn: "signal",
+    });
     expect(created.status).toBe(201);
     expect(performance.now() - started).toBeGreaterThanOrEqual(150);
     const turn = await api.post("/api/sessions/ready/ask", { prompt: "are you there", timeoutMs: 10_000 });
@@ -458,7 +507,9 @@ describe("one session, many surfaces", () => {
     const refused = await kit.execute("terminal_run", { session: "both", code: "echo from-tools" });
     expect(JSON.stringify(refused)).toContain("ERR_HUMAN_CONTROL");
     person.send({ type: "give" });
-    await waitFor(() => person.messages.slice(granted(person.messages)).some((m) => m.type === "control" && m.control === null), { message: "given back" });
+    await waitFor(() => person.messages.slice(granted(person.messages)).some((m) => m.type === "control" && m.control === null), {
+      message: "given back",
+    });
     const ran = await kit.execute("terminal_run", { session: "both", code: "echo from-tools" });
     expect(JSON.stringify(ran), JSON.stringify(ran)).toContain("from-tools");
     expect((await api.get("/api/sessions/both/history")).json.history.match(/^from-tools$/gm)).toHaveLength(1);

@@ -11,7 +11,10 @@ afterEach(() => {
 });
 
 function serve(args: string[]) {
-  const child = spawn(process.execPath, [BIN, "serve", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AGENT_TTY_TOKEN: "" } });
+  const child = spawn(process.execPath, [BIN, "serve", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, AGENT_TTY_TOKEN: "" },
+  });
   children.add(child);
   let out = "";
   child.stdout.on("data", (d) => (out += d));

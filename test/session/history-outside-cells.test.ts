@@ -4,7 +4,9 @@ import { waitFor } from "../helpers/wait-for.js";
 
 /** Waits until the transcript's last `lines` lines are `expected` (quoting the last seen on timeout). */
 function historyBecomes(sh: { history(n: number): string }, lines: number, expected: string): Promise<true> {
-  return waitFor(() => sh.history(lines) === expected, { message: `history(${lines}) to be ${JSON.stringify(expected)}; last: ${JSON.stringify(sh.history(lines))}` });
+  return waitFor(() => sh.history(lines) === expected, {
+    message: `history(${lines}) to be ${JSON.stringify(expected)}; last: ${JSON.stringify(sh.history(lines))}`,
+  });
 }
 
 describe("history(n) is the transcript a person saw, commands typed outside cells included", () => {
@@ -72,7 +74,9 @@ describe("history(n) is the transcript a person saw, commands typed outside cell
     await waitFor(() => /^\.\.\.$/m.test(sh.screen()), { message: "the continuation prompt" });
     sh.write("  print('row', i)\r");
     sh.write("\r");
-    await waitFor(() => (sh.history(2) === "row 0\nrow 1" ? true : undefined), { message: `the block's output; last: ${JSON.stringify(sh.history(6))}` });
+    await waitFor(() => (sh.history(2) === "row 0\nrow 1" ? true : undefined), {
+      message: `the block's output; last: ${JSON.stringify(sh.history(6))}`,
+    });
     expect(sh.history(6)).toBe("42\nfor i in range(2):\n...   print('row', i)\n... \nrow 0\nrow 1");
     expect((await sh.run("print('cell-two')")).output).toBe("cell-two");
     expect(sh.history(100)).not.toContain(">>>");

@@ -17,9 +17,16 @@ describe("press() and paste() in real programs", () => {
     // The prompt drawn after the recalled command's output: the shell is idle again.
     const promptBack = sh.expect(/^recalled-42\n.*[$#] $/m, { timeoutMs: 5_000 });
     sh.press("up");
-    await waitFor(() => sh.screen().split("\n").some((row) => row.endsWith("echo recalled-$((20+22))")), {
-      message: "the recalled command on the prompt line",
-    });
+    await waitFor(
+      () =>
+        sh
+          .screen()
+          .split("\n")
+          .some((row) => row.endsWith("echo recalled-$((20+22))")),
+      {
+        message: "the recalled command on the prompt line",
+      },
+    );
     sh.press("enter");
     await ran;
     await promptBack;
@@ -73,8 +80,7 @@ describe("press() and paste() in real programs", () => {
 
   it("arrows are sent as SS3 sequences while the program enabled application cursor mode, CSI otherwise", async () => {
     const sh = await spawnBash();
-    const readKey = (setup: string) =>
-      `printf '${setup}'; IFS= read -rsn3 key; printf '\\e[?1l'; printf 'key=%q\\n' "$key"`;
+    const readKey = (setup: string) => `printf '${setup}'; IFS= read -rsn3 key; printf '\\e[?1l'; printf 'key=%q\\n' "$key"`;
 
     const application = await sh.run(readKey("\\e[?1h"), { untilInput: true, timeoutMs: 10_000 });
     expect(application.status).toBe("awaiting_input");

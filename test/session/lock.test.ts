@@ -4,7 +4,6 @@ import { AgentTtyError, SessionBusyError, type Cell, type CellResult, type Sessi
 import { recordRaw, seen, spawnBash } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
 
-
 /** Command names of the processes whose parent is `pid`. */
 function childCommands(pid: number): string[] {
   const names: string[] = [];

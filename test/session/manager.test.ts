@@ -126,7 +126,10 @@ describe("SessionManager", () => {
     expect(pids.every((pid) => Number.isInteger(pid) && pid > 1)).toBe(true);
     expect(pids.every(isAlive)).toBe(true);
     await mgr.closeAll();
-    await waitFor(() => pids.filter(isAlive).length === 0, { timeoutMs: 2_000, message: `no process left (alive: ${pids.filter(isAlive).join(", ")})` });
+    await waitFor(() => pids.filter(isAlive).length === 0, {
+      timeoutMs: 2_000,
+      message: `no process left (alive: ${pids.filter(isAlive).join(", ")})`,
+    });
     expect(mgr.size).toBe(0);
     expect(mgr.list()).toEqual([]);
     expect((await foreground?.result)?.status).toBe("exited");

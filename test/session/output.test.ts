@@ -44,7 +44,9 @@ describe("output truncation keeps head and tail", () => {
   it("a cap smaller than one read of the terminal still keeps the head", async () => {
     const sh = await spawnBash({ maxOutputBytes: 256 });
     // One big write: the first read of the terminal is already larger than the cap.
-    const r = await sh.run("python3 -c \"import sys; sys.stdout.write(''.join('%d\\n' % i for i in range(1, 200001)))\"", { timeoutMs: 20_000 });
+    const r = await sh.run("python3 -c \"import sys; sys.stdout.write(''.join('%d\\n' % i for i in range(1, 200001)))\"", {
+      timeoutMs: 20_000,
+    });
     expect(r.truncated).toBe(true);
     const lines = r.output.split("\n");
     const at = lines.findIndex((line) => MARKER.test(line));

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  type ForegroundInfo,
-  isLinuxProcAvailable,
-  listSessionProcesses,
-  readForeground,
-} from "../../src/pty/proc-state.js";
+import { type ForegroundInfo, isLinuxProcAvailable, listSessionProcesses, readForeground } from "../../src/pty/proc-state.js";
 import { type RawPty, startPty } from "../helpers/raw-pty.js";
 import { waitFor } from "../helpers/wait-for.js";
 

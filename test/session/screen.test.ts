@@ -12,10 +12,13 @@ describe("screen() and full-screen programs", () => {
   it("screen() returns every visible row: text at the top, blank rows below it, trailing spaces trimmed; a resize changes the count", async () => {
     const sh = await spawnBash({ cols: 40, rows: 12 });
     await sh.run("clear; printf 'one   \\n\\ntwo\\n'");
-    const rows = await waitFor(() => {
-      const shown = sh.screen().split("\n");
-      return shown[3] !== "" ? shown : undefined;
-    }, { message: "the prompt under the printed lines" });
+    const rows = await waitFor(
+      () => {
+        const shown = sh.screen().split("\n");
+        return shown[3] !== "" ? shown : undefined;
+      },
+      { message: "the prompt under the printed lines" },
+    );
     expect(rows).toHaveLength(12);
     expect(rows.slice(0, 3)).toEqual(["one", "", "two"]);
     expect(rows[3]).toMatch(/[$#]$/);
@@ -175,7 +178,9 @@ describe("screen() and full-screen programs", () => {
 
   it("a program asking the cursor position (ESC[6n) gets the answer and does not stall", async () => {
     const sh = await spawnBash();
-    const result = await sh.run(`printf 'abc\\e[6n'; IFS= read -rs -d R -t 5 reply; echo; echo "cursor=\${reply#*[}"`, { timeoutMs: 10_000 });
+    const result = await sh.run(`printf 'abc\\e[6n'; IFS= read -rs -d R -t 5 reply; echo; echo "cursor=\${reply#*[}"`, {
+      timeoutMs: 10_000,
+    });
     expect(result.status).toBe("done");
     expect(result.exitCode).toBe(0);
     // Row is wherever the prompt left the cursor; the column is after "abc".

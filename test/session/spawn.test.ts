@@ -88,7 +88,13 @@ describe("Session.spawn errors are typed", () => {
 
   it("a successful spawn is idle with a pid and the given name, label and description", async () => {
     const sh = track(
-      await Session.spawn({ command: "bash", args: ["--norc", "--noprofile"], name: "work.1", label: "api tests", description: "free text" }),
+      await Session.spawn({
+        command: "bash",
+        args: ["--norc", "--noprofile"],
+        name: "work.1",
+        label: "api tests",
+        description: "free text",
+      }),
     );
     expect(sh.state).toBe("idle");
     expect(sh.pid).toBeGreaterThan(0);
@@ -101,8 +107,12 @@ describe("Session.spawn errors are typed", () => {
   });
 
   it("env is merged over process.env, TERM is set and given values win", async () => {
-    const sh = track(await Session.spawn({ command: "bash", args: ["--norc", "--noprofile"], env: { AGENT_TTY_GIVEN: "yes", PAGER: "less" } }));
+    const sh = track(
+      await Session.spawn({ command: "bash", args: ["--norc", "--noprofile"], env: { AGENT_TTY_GIVEN: "yes", PAGER: "less" } }),
+    );
     const r = await sh.run('echo "$AGENT_TTY_GIVEN|$TERM|$PAGER|$GIT_PAGER|${HOME:+home}"');
-    expect(r.output).toBe(`yes|${process.env["TERM"] && process.env["TERM"] !== "dumb" ? process.env["TERM"] : "xterm-256color"}|less|cat|home`);
+    expect(r.output).toBe(
+      `yes|${process.env["TERM"] && process.env["TERM"] !== "dumb" ? process.env["TERM"] : "xterm-256color"}|less|cat|home`,
+    );
   });
 });

@@ -135,7 +135,9 @@ describe("events, listeners, notify, history", () => {
       data += text;
     });
 
-    const typesAtResolve = await sh.run("printf '\\e[32mgreen\\e[0m\\n'").then((result) => ({ result, types: cells.map((event) => event.type) }));
+    const typesAtResolve = await sh
+      .run("printf '\\e[32mgreen\\e[0m\\n'")
+      .then((result) => ({ result, types: cells.map((event) => event.type) }));
     expect(typesAtResolve.types).toEqual(["fired", "done"]);
     expect(cells[1]).toMatchObject({ cellId: typesAtResolve.result.cellId, status: "done" });
     expect(data).toContain("\x1b[32mgreen");
@@ -158,7 +160,9 @@ describe("events, listeners, notify, history", () => {
     const kept: string[] = [];
     const removed: string[] = [];
     const onRemoved = (event: SessionEvent) => removed.push(event.type);
-    sh.once("cell", (event) => once.push(event.type)).on("cell", (event) => kept.push(event.type)).on("cell", onRemoved);
+    sh.once("cell", (event) => once.push(event.type))
+      .on("cell", (event) => kept.push(event.type))
+      .on("cell", onRemoved);
     await sh.run("true");
     sh.off("cell", onRemoved);
     await sh.run("true");

@@ -15,7 +15,9 @@ describe("the matchers, called as a framework calls them", () => {
     expect(toHaveOutput.call(asserting, result, /^beta$/m).pass).toBe(true);
     expect(toHaveOutput.call(asserting, result, /gamma/g).pass).toBe(false);
     const failed = toHaveOutput.call(negated, result, /beta/);
-    expect(failed.message()).toBe(`expected the cell not to have output matching /beta/\ncell ${result.cellId} (\`printf 'alpha\\nbeta\\n'\`): status done, exit code 0\noutput:\n  │ alpha\n  │ beta`);
+    expect(failed.message()).toBe(
+      `expected the cell not to have output matching /beta/\ncell ${result.cellId} (\`printf 'alpha\\nbeta\\n'\`): status done, exit code 0\noutput:\n  │ alpha\n  │ beta`,
+    );
   });
 
   it("toHaveExitCode and toHaveStatus read the result; anything but a CellResult fails with what was given", async () => {
@@ -33,7 +35,9 @@ describe("the matchers, called as a framework calls them", () => {
   it("bad expectations throw ERR_INVALID_ARGUMENT", async () => {
     const sh = await spawnBash();
     const result = await sh.run("true");
-    expect(() => toHaveOutput.call(asserting, result, 42 as unknown as string)).toThrowError(expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }));
+    expect(() => toHaveOutput.call(asserting, result, 42 as unknown as string)).toThrowError(
+      expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }),
+    );
     expect(() => toHaveExitCode.call(asserting, result, 1.5)).toThrowError(expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }));
     await expect(toShowOnScreen.call(asserting, sh, "x", { timeoutMs: -1 })).rejects.toMatchObject({ code: "ERR_INVALID_ARGUMENT" });
   });
@@ -52,10 +56,12 @@ describe("the matchers, called as a framework calls them", () => {
     await sh.run("echo STAYS");
     const missing = await toShowOnScreen.call(asserting, sh, "NEVER", { timeoutMs: 200 });
     expect(missing.pass).toBe(false);
-    expect(missing.message()).toMatch(/^expected session 'bash' to show "NEVER" on screen within 200 ms \(waited \d+ ms\)\nlast screen:\n[\s\S]*  │ STAYS\n/);
+    expect(missing.message()).toMatch(
+      /^expected session 'bash' to show "NEVER" on screen within 200 ms \(waited \d+ ms\)\nlast screen:\n[\s\S]*  │ STAYS\n/,
+    );
     const stays = await toShowOnScreen.call(negated, sh, "STAYS", { timeoutMs: 200 });
     expect(stays.pass).toBe(true);
-    expect(stays.message()).toContain("to stop showing \"STAYS\"");
+    expect(stays.message()).toContain('to stop showing "STAYS"');
     const cleared = toShowOnScreen.call(negated, sh, "STAYS", { timeoutMs: 10_000 });
     sh.fire("clear");
     expect((await cleared).pass).toBe(false);

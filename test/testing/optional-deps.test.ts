@@ -19,7 +19,9 @@ function importsOf(specifier: string): string[] {
   } catch {
     // agent-tty/jest and agent-tty/vitest refuse to run outside their runner, after resolving it.
   }
-  return readFileSync(log, "utf8").split("\n").filter((line) => line !== "");
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
 }
 
 test("importing agent-tty loads neither Vitest nor Jest (nor the testing helpers)", () => {

@@ -18,45 +18,67 @@ async function runSamples(cwd: string, vitestBin: string) {
 }
 
 describe("agent-tty/vitest in a real Vitest run", () => {
-  it("Vitest 4: a passing and a failing sample file give the right counts, failure text with screens and transcripts, no leftover process and the recordings", { timeout: 120_000 }, async () => {
-    await expectSampleOutcome(await runSamples(samples, join(root, "node_modules/vitest/vitest.mjs")), "");
-  });
+  it(
+    "Vitest 4: a passing and a failing sample file give the right counts, failure text with screens and transcripts, no leftover process and the recordings",
+    { timeout: 120_000 },
+    async () => {
+      await expectSampleOutcome(await runSamples(samples, join(root, "node_modules/vitest/vitest.mjs")), "");
+    },
+  );
 
-  it("Vitest 5: the same sample files give the same outcome (Vitest 5 declares Node >= 22; the JSON reporter runs on Node 20)", { timeout: 120_000 }, async () => {
-    const bin = join(vitest5, "node_modules/vitest/vitest.mjs");
-    expect(existsSync(bin), "Vitest 5 is missing: run `npm ci --prefix test/testing/vitest5` (.ci/run does)").toBe(true);
-    const project = installCopy();
-    const dir = scratch("run-", vitest5);
-    cpSync(samples, dir, { recursive: true });
-    const outcome = await runSamples(dir, bin);
-    rmSync(project, { recursive: true, force: true });
-    await expectSampleOutcome(outcome, "");
-  });
+  it(
+    "Vitest 5: the same sample files give the same outcome (Vitest 5 declares Node >= 22; the JSON reporter runs on Node 20)",
+    { timeout: 120_000 },
+    async () => {
+      const bin = join(vitest5, "node_modules/vitest/vitest.mjs");
+      expect(existsSync(bin), "Vitest 5 is missing: run `npm ci --prefix test/testing/vitest5` (.ci/run does)").toBe(true);
+      const project = installCopy();
+      const dir = scratch("run-", vitest5);
+      cpSync(samples, dir, { recursive: true });
+      const outcome = await runSamples(dir, bin);
+      rmSync(project, { recursive: true, force: true });
+      await expectSampleOutcome(outcome, "");
+    },
+  );
 
-  it("the matchers are typed on agent-tty/vitest's expect with Vitest 4 and 5, on Vitest's own expect by augmentation, and on Jest's expect", { timeout: 180_000 }, async () => {
-    const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const config = (files: string[]) => JSON.stringify({
-      compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"], exactOptionalPropertyTypes: true },
-      files,
-    });
-    // Vitest 4, the project's: in place.
-    const four = join(scratch("agent-tty-types-", join(root, "test/testing")), "tsconfig.json");
-    writeFileSync(four, config([join(samples, "types.check.ts"), join(root, "test/testing/samples/jest/types.check.ts")]));
-    const v4 = await runChild(root, [tsc, "-p", four], {});
-    expect(v4.stdout + v4.stderr).toBe("");
-    expect(v4.code).toBe(0);
+  it(
+    "the matchers are typed on agent-tty/vitest's expect with Vitest 4 and 5, on Vitest's own expect by augmentation, and on Jest's expect",
+    { timeout: 180_000 },
+    async () => {
+      const tsc = join(root, "node_modules/typescript/bin/tsc");
+      const config = (files: string[]) =>
+        JSON.stringify({
+          compilerOptions: {
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            target: "ES2022",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: ["node"],
+            exactOptionalPropertyTypes: true,
+          },
+          files,
+        });
+      // Vitest 4, the project's: in place.
+      const four = join(scratch("agent-tty-types-", join(root, "test/testing")), "tsconfig.json");
+      writeFileSync(four, config([join(samples, "types.check.ts"), join(root, "test/testing/samples/jest/types.check.ts")]));
+      const v4 = await runChild(root, [tsc, "-p", four], {});
+      expect(v4.stdout + v4.stderr).toBe("");
+      expect(v4.code).toBe(0);
 
-    // Vitest 5: a copy of the package next to Vitest 5, with the augmentation for Vitest 5.
-    const project = installCopy();
-    const dir = scratch("run-", vitest5);
-    cpSync(samples, dir, { recursive: true });
-    writeFileSync(join(dir, "augment.ts"), 'import type {} from "agent-tty/vitest5-matchers";\nexport {};\n');
-    writeFileSync(join(dir, "tsconfig.json"), config(["types.check.ts"]));
-    const v5 = await runChild(dir, [tsc, "-p", "tsconfig.json"], {});
-    rmSync(project, { recursive: true, force: true });
-    expect(v5.stdout + v5.stderr).toBe("");
-    expect(v5.code).toBe(0);
-  });
+      // Vitest 5: a copy of the package next to Vitest 5, with the augmentation for Vitest 5.
+      const project = installCopy();
+      const dir = scratch("run-", vitest5);
+      cpSync(samples, dir, { recursive: true });
+      writeFileSync(join(dir, "augment.ts"), 'import type {} from "agent-tty/vitest5-matchers";\nexport {};\n');
+      writeFileSync(join(dir, "tsconfig.json"), config(["types.check.ts"]));
+      const v5 = await runChild(dir, [tsc, "-p", "tsconfig.json"], {});
+      rmSync(project, { recursive: true, force: true });
+      expect(v5.stdout + v5.stderr).toBe("");
+      expect(v5.code).toBe(0);
+    },
+  );
 });
 
 /**

@@ -20,7 +20,9 @@ function importsOf(specifier: string): string[] {
     env: { ...process.env, AGENT_TTY_IMPORT_LOG: log },
     stdio: "pipe",
   });
-  return readFileSync(log, "utf8").split("\n").filter((line) => line !== "");
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
 }
 
 test("importing agent-tty loads no agent framework and no zod", () => {

@@ -29,7 +29,9 @@ describe("renderOutcome: cells", () => {
   });
 
   test("a done cell of a REPL without exit code or cwd says n/a for both", () => {
-    expect(renderOutcome(cell({ status: "done" })).split("\n")[0]).toBe("status: done | exit: n/a | cwd: n/a | 1.23s | session: work | cell: c0ffee");
+    expect(renderOutcome(cell({ status: "done" })).split("\n")[0]).toBe(
+      "status: done | exit: n/a | cwd: n/a | 1.23s | session: work | cell: c0ffee",
+    );
   });
 
   test("empty output is said, never left blank", () => {
@@ -63,7 +65,15 @@ describe("renderOutcome: cells", () => {
   });
 
   test("a soft-wait result says running, keeps the output so far and names terminal_wait", () => {
-    const text = renderOutcome({ kind: "running", session: "work", cellId: "abc", code: "npm test", output: "PASS a\nPASS b", elapsedMs: 30_000, waitedMs: 30_000 });
+    const text = renderOutcome({
+      kind: "running",
+      session: "work",
+      cellId: "abc",
+      code: "npm test",
+      output: "PASS a\nPASS b",
+      elapsedMs: 30_000,
+      waitedMs: 30_000,
+    });
     expect(text.split("\n")[0]).toBe("status: running | exit: none yet | cwd: n/a | 30.0s so far | session: work | cell: abc");
     expect(text).toContain("PASS a\nPASS b");
     expect(text).toContain('cell abc ("npm test") holds session "work"');
@@ -71,7 +81,9 @@ describe("renderOutcome: cells", () => {
   });
 
   test("a soft-wait result with nothing printed yet says so", () => {
-    expect(renderOutcome({ kind: "running", session: "w", cellId: "a", code: "sleep 9", output: "", elapsedMs: 5, waitedMs: 5 })).toContain("(no output yet)");
+    expect(renderOutcome({ kind: "running", session: "w", cellId: "a", code: "sleep 9", output: "", elapsedMs: 5, waitedMs: 5 })).toContain(
+      "(no output yet)",
+    );
   });
 });
 
@@ -84,7 +96,9 @@ describe("renderOutcome: truncation", () => {
     expect(body[body.length - 1]).toBe("line 4999");
     const markers = body.filter((line) => line.startsWith("[…"));
     expect(markers).toHaveLength(1);
-    expect(markers[0]).toMatch(/^\[… \d+ characters \(\d+ lines\) omitted; terminal_output \{"session":"work","cellId":"c0ffee","offset":\d+\} reads them …\]$/);
+    expect(markers[0]).toMatch(
+      /^\[… \d+ characters \(\d+ lines\) omitted; terminal_output \{"session":"work","cellId":"c0ffee","offset":\d+\} reads them …\]$/,
+    );
     expect(text.length).toBeLessThan(1300);
   });
 
@@ -141,7 +155,15 @@ describe("renderOutcome: hostile output", () => {
 
 describe("renderOutcome: errors and the rest", () => {
   test("a busy session names the holding cell and says how to wait for or interrupt it", () => {
-    const text = renderOutcome({ kind: "error", tool: "terminal_run", code: "ERR_SESSION_BUSY", message: "x", session: "work", cellId: "c1", cellActivity: "running" });
+    const text = renderOutcome({
+      kind: "error",
+      tool: "terminal_run",
+      code: "ERR_SESSION_BUSY",
+      message: "x",
+      session: "work",
+      cellId: "c1",
+      cellActivity: "running",
+    });
     expect(text).toContain('session "work" is busy running cell c1');
     expect(text).toContain('terminal_wait {"session":"work"}');
     expect(text).toContain('terminal_interrupt {"session":"work"}');
@@ -149,13 +171,29 @@ describe("renderOutcome: errors and the rest", () => {
   });
 
   test("a busy session whose cell waits for input points at terminal_send", () => {
-    const text = renderOutcome({ kind: "error", tool: "terminal_run", code: "ERR_SESSION_BUSY", message: "x", session: "work", cellId: "c1", cellActivity: "awaiting_input" });
+    const text = renderOutcome({
+      kind: "error",
+      tool: "terminal_run",
+      code: "ERR_SESSION_BUSY",
+      message: "x",
+      session: "work",
+      cellId: "c1",
+      cellActivity: "awaiting_input",
+    });
     expect(text).toContain("waiting for input in cell c1");
     expect(text).toContain("terminal_send");
   });
 
   test("a session held by a timed-out cell says it may still be running", () => {
-    const text = renderOutcome({ kind: "error", tool: "terminal_run", code: "ERR_SESSION_BUSY", message: "x", session: "work", cellId: "c1", cellActivity: "timed_out" });
+    const text = renderOutcome({
+      kind: "error",
+      tool: "terminal_run",
+      code: "ERR_SESSION_BUSY",
+      message: "x",
+      session: "work",
+      cellId: "c1",
+      cellActivity: "timed_out",
+    });
     expect(text).toContain("timed out and may still be running");
   });
 
@@ -172,7 +210,14 @@ describe("renderOutcome: errors and the rest", () => {
   });
 
   test("an unknown session lists the open ones", () => {
-    const text = renderOutcome({ kind: "error", tool: "terminal_run", code: "ERR_UNKNOWN_SESSION", message: "", session: "nope", openSessions: ["a", "b"] });
+    const text = renderOutcome({
+      kind: "error",
+      tool: "terminal_run",
+      code: "ERR_UNKNOWN_SESSION",
+      message: "",
+      session: "nope",
+      openSessions: ["a", "b"],
+    });
     expect(text).toBe('Error: there is no open session named "nope". Open sessions: "a", "b"; start one with terminal_open.');
   });
 
@@ -181,8 +226,26 @@ describe("renderOutcome: errors and the rest", () => {
       kind: "sessions",
       maxSessions: 8,
       sessions: [
-        { name: "api", command: "bash", label: "api tests", description: undefined, state: "busy", activity: "running", activeCell: { id: "c9", code: "npm test", startedAt: new Date() }, createdAt: new Date() },
-        { name: "py", command: "python3", label: undefined, description: "scratch", state: "idle", activity: "idle", activeCell: null, createdAt: new Date() },
+        {
+          name: "api",
+          command: "bash",
+          label: "api tests",
+          description: undefined,
+          state: "busy",
+          activity: "running",
+          activeCell: { id: "c9", code: "npm test", startedAt: new Date() },
+          createdAt: new Date(),
+        },
+        {
+          name: "py",
+          command: "python3",
+          label: undefined,
+          description: "scratch",
+          state: "idle",
+          activity: "idle",
+          activeCell: null,
+          createdAt: new Date(),
+        },
       ],
     });
     expect(text.split("\n")[0]).toBe("2 open sessions (at most 8):");

@@ -25,7 +25,9 @@ describe("terminal tools over real programs", () => {
     const opened = expectKind(await tools.execute("terminal_open", { command: "python3", name: "py" }), "opened");
     expect(opened.session).toBe("py");
     expect(isAlive(opened.pid ?? -1)).toBe(true);
-    expect(expectKind(await tools.execute("terminal_run", { session: "py", code: "def double(x):\n    return x * 2" }), "cell").result.status).toBe("done");
+    expect(
+      expectKind(await tools.execute("terminal_run", { session: "py", code: "def double(x):\n    return x * 2" }), "cell").result.status,
+    ).toBe("done");
     const asked = expectKind(await tools.execute("terminal_run", { session: "py", code: "name = input('Your name? ')" }), "cell");
     expect(asked.result.status).toBe("awaiting_input");
     expect(tools.render(asked)).toContain('it asked: "Your name?"');
@@ -67,7 +69,10 @@ describe("terminal tools over real programs", () => {
   test("terminal_wait returns the running cell's result once its frame ends", async () => {
     const tools = kit();
     await tools.execute("terminal_open", { name: "sh" });
-    const running = expectKind(await tools.execute("terminal_run", { session: "sh", code: "sleep 1; echo late", timeoutMs: 100 }), "running");
+    const running = expectKind(
+      await tools.execute("terminal_run", { session: "sh", code: "sleep 1; echo late", timeoutMs: 100 }),
+      "running",
+    );
     const done = expectKind(await tools.execute("terminal_wait", { session: "sh", timeoutMs: 20_000 }), "cell");
     expect(done.result).toMatchObject({ status: "done", exitCode: 0, output: "late", cellId: running.cellId });
   });
@@ -89,7 +94,11 @@ describe("terminal tools over real programs", () => {
     const tools = kit();
     await tools.execute("terminal_open", { name: "sh" });
     const seen: string[] = [];
-    const outcome = await tools.execute("terminal_run", { session: "sh", code: "echo one; sleep 0.6; echo two" }, { onProgress: (p) => seen.push(p.output) });
+    const outcome = await tools.execute(
+      "terminal_run",
+      { session: "sh", code: "echo one; sleep 0.6; echo two" },
+      { onProgress: (p) => seen.push(p.output) },
+    );
     expect(expectKind(outcome, "cell").result.output).toBe("one\ntwo");
     expect(seen.some((text) => text.includes("one"))).toBe(true);
   });
@@ -102,7 +111,7 @@ describe("terminal tools over real programs", () => {
     const offset = Number(/"offset":(\d+)/.exec(text)?.[1]);
     expect(text).not.toContain("\n1500\n");
     let all = ran.result.output.slice(0, offset);
-    for (let at = offset; at < ran.result.output.length; ) {
+    for (let at = offset; at < ran.result.output.length;) {
       const page = expectKind(await tools.execute("terminal_output", { session: "sh", cellId: ran.result.cellId, offset: at }), "output");
       expect(page.text.length).toBeGreaterThan(0);
       all += page.text;
@@ -128,7 +137,10 @@ describe("terminal tools over real programs", () => {
   test("terminal_interrupt with force frees a session whose command ignores Ctrl-C", async () => {
     const tools = kit();
     await tools.execute("terminal_open", { name: "stubborn" });
-    const running = expectKind(await tools.execute("terminal_run", { session: "stubborn", code: "trap '' INT; sleep 5; trap - INT", timeoutMs: 200 }), "running");
+    const running = expectKind(
+      await tools.execute("terminal_run", { session: "stubborn", code: "trap '' INT; sleep 5; trap - INT", timeoutMs: 200 }),
+      "running",
+    );
     const forced = expectKind(await tools.execute("terminal_interrupt", { session: "stubborn", force: true }), "cell");
     expect(forced.result).toMatchObject({ status: "interrupted", cellId: running.cellId });
     expect(forced.result.output).toMatch(/force: true/);
@@ -142,7 +154,9 @@ describe("terminal tools over real programs", () => {
     expect(expectKind(await tools.execute("terminal_screen", { session: "a" }), "screen").screen).toContain("visible");
     const running = expectKind(await tools.execute("terminal_run", { session: "a", code: "sleep 30", timeoutMs: 200 }), "running");
     const list = expectKind(await tools.execute("terminal_list", {}), "sessions");
-    expect(list.sessions).toEqual([expect.objectContaining({ name: "a", label: "api tests", activeCell: expect.objectContaining({ id: running.cellId }) })]);
+    expect(list.sessions).toEqual([
+      expect.objectContaining({ name: "a", label: "api tests", activeCell: expect.objectContaining({ id: running.cellId }) }),
+    ]);
     const interrupted = expectKind(await tools.execute("terminal_interrupt", { session: "a" }), "cell");
     expect(interrupted.result).toMatchObject({ status: "interrupted", cellId: running.cellId });
     expect((await tools.execute("terminal_interrupt", { session: "a" })).kind).toBe("nothing_to_interrupt");
@@ -165,7 +179,9 @@ describe("policy", () => {
     await tools.execute("terminal_open", { name: "sh" });
     const refused = expectKind(await tools.execute("terminal_run", { session: "sh", code: "rm -rf /tmp/nothing-here" }), "error");
     expect(refused.code).toBe("ERR_REFUSED");
-    expect(tools.render(refused)).toBe("Refused: deleting files needs the user's approval. Nothing was run. Do something else, or ask the user.");
+    expect(tools.render(refused)).toBe(
+      "Refused: deleting files needs the user's approval. Nothing was run. Do something else, or ask the user.",
+    );
     expect(tools.manager.get("sh")?.history(20)).not.toContain("rm -rf");
     // A line typed at an idle prompt runs too, so it meets the same policy.
     expect(expectKind(await tools.execute("terminal_send", { session: "sh", text: "rm -rf /tmp/x\n" }), "error").code).toBe("ERR_REFUSED");

@@ -49,8 +49,12 @@ describe("AsciicastWriter", () => {
   });
 
   it("rejects a bad path or size with ERR_INVALID_ARGUMENT and a missing directory with ERR_RECORD", () => {
-    expect(() => new AsciicastWriter("", { version: 2, width: 80, height: 24 })).toThrowError(expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }));
-    expect(() => new AsciicastWriter(join(tempDir(), "x.cast"), { version: 2, width: 0, height: 24 })).toThrowError(expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }));
+    expect(() => new AsciicastWriter("", { version: 2, width: 80, height: 24 })).toThrowError(
+      expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }),
+    );
+    expect(() => new AsciicastWriter(join(tempDir(), "x.cast"), { version: 2, width: 0, height: 24 })).toThrowError(
+      expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }),
+    );
     expect(() => new AsciicastWriter("/nonexistent-dir/x.cast", { version: 2, width: 80, height: 24 })).toThrowError(
       expect.objectContaining({ code: "ERR_RECORD", message: expect.stringContaining("/nonexistent-dir/x.cast") }),
     );
@@ -60,7 +64,9 @@ describe("AsciicastWriter", () => {
 describe("parseAsciicast", () => {
   it("names the line that is not asciicast v2", () => {
     expect(() => parseAsciicast('{"version": 1, "width": 80, "height": 24}\n')).toThrowError(/header .* on line 1/);
-    expect(() => parseAsciicast('{"version": 2, "width": 80, "height": 24}\n[0.1, "o", "a"]\n[0.2, "o"]\n')).toThrowError(/event \[time, code, data\] on line 3/);
+    expect(() => parseAsciicast('{"version": 2, "width": 80, "height": 24}\n[0.1, "o", "a"]\n[0.2, "o"]\n')).toThrowError(
+      /event \[time, code, data\] on line 3/,
+    );
     expect(() => parseAsciicast('{"version": 2, "width": 80, "height": 24}\nnot json\n')).toThrowError(/JSON on line 2/);
     expect(() => parseAsciicast("")).toThrowError(/empty file/);
   });

@@ -49,18 +49,22 @@ function harness({ detector = promptDetector(), timeoutMs = 10_000, waiting = ()
   let human = false;
   // Declared first: the pipeline's host reads it lazily.
   let cells!: CellLifecycle;
-  const output = new OutputPipeline(detector, { cols: 80, rows: 24 }, {
-    frame: () => cells.frame,
-    cellControl: () => cells.control,
-    endFrame: (end) => {
-      output.frameEnded();
-      cells.frameEnded(end, detector.name);
+  const output = new OutputPipeline(
+    detector,
+    { cols: 80, rows: 24 },
+    {
+      frame: () => cells.frame,
+      cellControl: () => cells.control,
+      endFrame: (end) => {
+        output.frameEnded();
+        cells.frameEnded(end, detector.name);
+      },
+      detectorFailed: (error) => failures.push(error),
+      raw: () => undefined,
+      answer: () => undefined,
+      isRaw: () => Promise.resolve(true),
     },
-    detectorFailed: (error) => failures.push(error),
-    raw: () => undefined,
-    answer: () => undefined,
-    isRaw: () => Promise.resolve(true),
-  });
+  );
   cells = new CellLifecycle({ name: "unit", timeoutMs, maxOutputBytes: 1 << 20 }, detector, output, {
     write: (data) => typed.push(data),
     pid: () => pid,
@@ -199,7 +203,7 @@ describe("CellLifecycle: timeouts", () => {
     expect(h.cells.poll(r.cellId)?.status).toBe("timeout");
   });
 
-  it("with onTimeout: \"interrupt\" types Ctrl-C and settles timeout once the prompt is back", async () => {
+  it('with onTimeout: "interrupt" types Ctrl-C and settles timeout once the prompt is back', async () => {
     vi.useFakeTimers();
     const h = harness();
     const cell = h.cells.fire("sleep 100", { timeoutMs: 500, onTimeout: "interrupt" });

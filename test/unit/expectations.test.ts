@@ -13,15 +13,19 @@ const quiet: FrameDetector = { name: "none", feed: () => undefined };
 function source() {
   const dataListeners = new Set<() => void>();
   const exitListeners = new Set<() => void>();
-  const output = new OutputPipeline(quiet, { cols: 40, rows: 4 }, {
-    frame: () => undefined,
-    cellControl: () => undefined,
-    endFrame: () => undefined,
-    detectorFailed: () => undefined,
-    raw: () => undefined,
-    answer: () => undefined,
-    isRaw: () => Promise.resolve(true),
-  });
+  const output = new OutputPipeline(
+    quiet,
+    { cols: 40, rows: 4 },
+    {
+      frame: () => undefined,
+      cellControl: () => undefined,
+      endFrame: () => undefined,
+      detectorFailed: () => undefined,
+      raw: () => undefined,
+      answer: () => undefined,
+      isRaw: () => Promise.resolve(true),
+    },
+  );
   const src: ExpectSource = {
     name: "unit",
     output,

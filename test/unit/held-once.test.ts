@@ -5,7 +5,8 @@ import { LineAssembler } from "../../src/terminal/line-assembler.js";
 import { Transcript } from "../../src/terminal/transcript.js";
 
 const marker = (bytes: number) => `[… ${bytes} bytes omitted …]`;
-const numbered = (from: number, to: number, eol = "\n") => Array.from({ length: to - from + 1 }, (_, index) => `${from + index}${eol}`).join("");
+const numbered = (from: number, to: number, eol = "\n") =>
+  Array.from({ length: to - from + 1 }, (_, index) => `${from + index}${eol}`).join("");
 const built = (raw: string | (() => string)) => (typeof raw === "string" ? raw : raw());
 
 describe("CappedText: a long head kept as bytes", () => {
@@ -133,7 +134,9 @@ describe("Transcript kept as bytes", () => {
     const all = transcript.lastLines(1_000_000).split("\n");
     expect(all.length).toBeGreaterThan(50_000);
     expect(all.at(-1)).toBe("299999 é€😀");
-    expect(all.slice(1).every((line, index, lines) => index === 0 || Number(line.split(" ")[0]) === Number(lines[index - 1]?.split(" ")[0]) + 1)).toBe(true);
+    expect(
+      all.slice(1).every((line, index, lines) => index === 0 || Number(line.split(" ")[0]) === Number(lines[index - 1]?.split(" ")[0]) + 1),
+    ).toBe(true);
   });
 
   it("one text larger than it keeps leaves its end", () => {

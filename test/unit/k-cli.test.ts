@@ -22,7 +22,7 @@ describe("pyJson prints like Python's json.dumps(ensure_ascii=False)", () => {
     expect(pyJson({ output: "你好 ✓ é" })).toBe('{"output": "你好 ✓ é"}');
   });
   it("escapes control characters as Python does", () => {
-    expect(pyJson("a\nb\tc\u0001\u001b\"\\")).toBe('"a\\nb\\tc\\u0001\\u001b\\"\\\\"');
+    expect(pyJson('a\nb\tc\u0001\u001b"\\')).toBe('"a\\nb\\tc\\u0001\\u001b\\"\\\\"');
     expect(pyJson("\u007f\u2028")).toBe('"\u007f\u2028"');
   });
   it("prints lists, numbers, booleans and null, and drops undefined keys", () => {
@@ -85,7 +85,9 @@ describe("parseArgs follows the original k's command line", () => {
       stdout: "ERR -t must be a positive integer\nusage: k run [-j] [-t N] [session] <code>\n",
       exit: 1,
     });
-    expect(printed(["fire", "-t", "abc", "w", "x"]).stdout).toBe("ERR -t must be a positive integer\nusage: k fire [-t N] [session] <code>\n");
+    expect(printed(["fire", "-t", "abc", "w", "x"]).stdout).toBe(
+      "ERR -t must be a positive integer\nusage: k fire [-t N] [session] <code>\n",
+    );
     expect(printed(["history", "-n", "-2"]).stdout).toBe("ERR -n must be a positive integer\nusage: k history [-n N] [session]\n");
     expect(printed(["run", "-t"]).stdout).toBe("usage: k run [-j] [-t N] [session] <code>\n");
     expect(printed(["run"]).stdout).toBe("usage: k run [-j] [-t N] [session] <code>\n");
@@ -100,7 +102,14 @@ describe("parseArgs follows the original k's command line", () => {
   });
 
   it("new: command words, --prompt text, hook paths resolved against the cwd", () => {
-    expect(request(["new", "p", "python3", "-i"])).toMatchObject({ op: "new", session: "p", command: "python3 -i", prompt: null, hook: null, cwd: "/work" });
+    expect(request(["new", "p", "python3", "-i"])).toMatchObject({
+      op: "new",
+      session: "p",
+      command: "python3 -i",
+      prompt: null,
+      hook: null,
+      cwd: "/work",
+    });
     expect(request(["new", "s"])).toMatchObject({ command: null });
     expect(request(["new", "d", "gdb -q x", "--prompt=(gdb)"])).toMatchObject({ command: "gdb -q x", prompt: "(gdb)", hook: null });
     expect(request(["new", "h", "bash", "--prompt=./hooks/detect.sh"])).toMatchObject({ prompt: null, hook: "/work/hooks/detect.sh" });
@@ -117,9 +126,19 @@ describe("parseArgs follows the original k's command line", () => {
   it("history -n, poll with a cell id, notify words, keys and expect", () => {
     expect(request(["history", "-n", "3", "w"])).toMatchObject({ op: "history", session: "w", n: 3 });
     expect(request(["poll", "w", "abc123"])).toMatchObject({ op: "poll", session: "w", cellId: "abc123" });
-    expect(request(["notify", "w", "deploy", "done"])).toMatchObject({ op: "notify", session: null, words: ["w", "deploy", "done"], from: "bash@k:1" });
+    expect(request(["notify", "w", "deploy", "done"])).toMatchObject({
+      op: "notify",
+      session: null,
+      words: ["w", "deploy", "done"],
+      from: "bash@k:1",
+    });
     expect(request(["keys", "w", "ctrl+c", "enter"])).toMatchObject({ op: "keys", words: ["w", "ctrl+c", "enter"] });
-    expect(request(["expect", "w", "\\$ $", "-t", "3", "-j"])).toMatchObject({ op: "expect", words: ["w", "\\$ $"], timeoutMs: 3_000, json: true });
+    expect(request(["expect", "w", "\\$ $", "-t", "3", "-j"])).toMatchObject({
+      op: "expect",
+      words: ["w", "\\$ $"],
+      timeoutMs: 3_000,
+      json: true,
+    });
     expect(request(["attach", "w"])).toMatchObject({ op: "attach", session: "w", cols: 100, rows: 30 });
   });
 });
@@ -154,7 +173,15 @@ describe("the watch view", () => {
     log.pushText("ial\n");
     log.mark({ kind: "end", status: "done" });
     log.mark({ kind: "notify", from: "bash@k:9", message: "deploy complete" });
-    expect(texts(log.tail(100))).toEqual(["── 3f2a1b0c ──", "$ cd app", "pytest -q", "..F", "partial", "── ✓ ──", "📢 deploy complete (bash@k:9)"]);
+    expect(texts(log.tail(100))).toEqual([
+      "── 3f2a1b0c ──",
+      "$ cd app",
+      "pytest -q",
+      "..F",
+      "partial",
+      "── ✓ ──",
+      "📢 deploy complete (bash@k:9)",
+    ]);
   });
 
   it("hides the repeats of five or more identical lines (frame noise) but keeps shorter runs", () => {
@@ -210,7 +237,9 @@ describe("answers without a daemon", () => {
     expect(replyWithoutSessions({ op: "run", session: "x", code: "c", timeoutMs: 1, json: true })?.stdout).toBe(
       '{"status": "error", "output": "no session \'x\'; use k new x bash"}\n',
     );
-    expect(replyWithoutSessions({ op: "run", session: "x", code: "c", timeoutMs: 1, json: false })?.stdout).toBe("no session 'x'; use k new x bash\n");
+    expect(replyWithoutSessions({ op: "run", session: "x", code: "c", timeoutMs: 1, json: false })?.stdout).toBe(
+      "no session 'x'; use k new x bash\n",
+    );
     expect(replyWithoutSessions({ op: "int", session: null })?.stdout).toBe("ERR no session found; use k ls or k new <session> bash\n");
     expect(replyWithoutSessions({ op: "status", session: "w" })?.stdout).toBe("ERR no session 'w'; use k new w bash\n");
   });

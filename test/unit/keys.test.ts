@@ -48,8 +48,20 @@ describe("encodeKeys", () => {
   });
 
   it("function keys use SS3 for f1-f4 and numbered tilde sequences after", () => {
-    const expected = ["\x1bOP", "\x1bOQ", "\x1bOR", "\x1bOS", "\x1b[15~", "\x1b[17~", "\x1b[18~",
-      "\x1b[19~", "\x1b[20~", "\x1b[21~", "\x1b[23~", "\x1b[24~"];
+    const expected = [
+      "\x1bOP",
+      "\x1bOQ",
+      "\x1bOR",
+      "\x1bOS",
+      "\x1b[15~",
+      "\x1b[17~",
+      "\x1b[18~",
+      "\x1b[19~",
+      "\x1b[20~",
+      "\x1b[21~",
+      "\x1b[23~",
+      "\x1b[24~",
+    ];
     expected.forEach((bytes, index) => expect(encode(`f${index + 1}`)).toBe(bytes));
   });
 
@@ -125,12 +137,9 @@ describe("encodeKeys", () => {
     for (const name of ["enter", "shift+tab", "pagedown", "f12"]) expect(error.message).toContain(name);
   });
 
-  it.each(["", "entr", "ctrl+", "ctrl+1", "hyper+a", "shift+enter", "ctrl+shift+tab", "ctrl++", "ab"])(
-    "rejects %j",
-    (name) => {
-      expect(() => encode(name)).toThrowError(expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }));
-    },
-  );
+  it.each(["", "entr", "ctrl+", "ctrl+1", "hyper+a", "shift+enter", "ctrl+shift+tab", "ctrl++", "ab"])("rejects %j", (name) => {
+    expect(() => encode(name)).toThrowError(expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }));
+  });
 
   it("rejects names that are not strings", () => {
     expect(() => encodeKeys([42 as unknown as string], normal)).toThrowError(/got `42` \(number\)/);

@@ -7,7 +7,11 @@ function assemble(chunks: string[], markPrefix?: string) {
   const lines: string[] = [];
   const segments: string[] = [];
   const marks: string[] = [];
-  const sink = { line: (text: string) => lines.push(text), segment: (text: string) => segments.push(text), mark: (body: string) => marks.push(body) };
+  const sink = {
+    line: (text: string) => lines.push(text),
+    segment: (text: string) => segments.push(text),
+    mark: (body: string) => marks.push(body),
+  };
   for (const chunk of chunks) assembler.push(chunk, sink);
   return { lines, segments, marks, partial: assembler.partialLine, assembler, sink };
 }
@@ -85,7 +89,10 @@ describe("LineAssembler", () => {
   });
 
   it("hands OSC bodies with the mark prefix to sink.mark, in stream order, and shows nothing of them", () => {
-    const { lines, marks } = assemble(["out\x1b]6973;s3cret;D;0;/tmp\x07put\r\n\x1b]6973;other;B\x07\x1b]6973;s3cret;B\x07"], "6973;s3cret;");
+    const { lines, marks } = assemble(
+      ["out\x1b]6973;s3cret;D;0;/tmp\x07put\r\n\x1b]6973;other;B\x07\x1b]6973;s3cret;B\x07"],
+      "6973;s3cret;",
+    );
     expect(lines).toEqual(["output"]);
     expect(marks).toEqual(["6973;s3cret;D;0;/tmp", "6973;s3cret;B"]);
   });

@@ -8,14 +8,17 @@ const valid = ["a", "work", "my.session-1_x", ".hidden", "x".repeat(128), "A-Z_0
 const invalid = ["", ".", "..", "...", "a..b", "x".repeat(129), "a b", "a/b", "é", "a\nb"];
 
 const surfaces: Array<[string, (name: string) => boolean]> = [
-  ["the library (Session.spawn, SessionManager)", (name) => {
-    try {
-      assertSessionName(name);
-      return true;
-    } catch {
-      return false;
-    }
-  }],
+  [
+    "the library (Session.spawn, SessionManager)",
+    (name) => {
+      try {
+        assertSessionName(name);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  ],
   ["the k client", (name) => kAccepts(name)],
   ["the HTTP API", (name) => SessionName.safeParse(name).success],
   ["the tool set", (name) => terminalOpenShape.name.safeParse(name).success],

@@ -29,23 +29,27 @@ function harness(detector: FrameDetector) {
   let frame: FrameCollector | undefined;
   let control: ReturnType<typeof liveCell> | undefined;
   let outputs: string[] = [];
-  const pipeline = new OutputPipeline(detector, { cols: 40, rows: 5 }, {
-    frame: () => frame,
-    cellControl: () => control,
-    endFrame: (end) => {
-      ends.push(end);
-      pipeline.frameEnded();
-      if (frame === undefined || control === undefined) return;
-      pipeline.closeFrame(frame, control, end.note);
-      outputs.push(frame.finish(end.dropLines).output);
-      frame = undefined;
-      pipeline.endCell();
+  const pipeline = new OutputPipeline(
+    detector,
+    { cols: 40, rows: 5 },
+    {
+      frame: () => frame,
+      cellControl: () => control,
+      endFrame: (end) => {
+        ends.push(end);
+        pipeline.frameEnded();
+        if (frame === undefined || control === undefined) return;
+        pipeline.closeFrame(frame, control, end.note);
+        outputs.push(frame.finish(end.dropLines).output);
+        frame = undefined;
+        pipeline.endCell();
+      },
+      detectorFailed: (error) => failures.push(error),
+      raw: (text) => raw.push(text),
+      answer: () => undefined,
+      isRaw: () => Promise.resolve(true),
     },
-    detectorFailed: (error) => failures.push(error),
-    raw: (text) => raw.push(text),
-    answer: () => undefined,
-    isRaw: () => Promise.resolve(true),
-  });
+  );
   return {
     pipeline,
     ends,

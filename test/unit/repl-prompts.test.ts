@@ -1,6 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { autoDetector, replDetector, replDetectorForPrompt } from "../../src/detect/auto.js";
-import { GDB, IRB, LUA, MYSQL, mysqlCancelLine, NODE, PSQL, PYTHON, REDIS_CLI, SQLITE3, sqliteCancelLine, type ReplPrompts } from "../../src/detect/repl-prompts.js";
+import {
+  GDB,
+  IRB,
+  LUA,
+  MYSQL,
+  mysqlCancelLine,
+  NODE,
+  PSQL,
+  PYTHON,
+  REDIS_CLI,
+  SQLITE3,
+  sqliteCancelLine,
+  type ReplPrompts,
+} from "../../src/detect/repl-prompts.js";
 
 /** Each REPL's prompts in every state it shows, and look-alikes that are not its prompts. */
 const CASES: ReadonlyArray<{ name: string; prompts: ReplPrompts; prompt: string[]; continuation: string[]; neither: string[] }> = [
@@ -37,7 +50,21 @@ const CASES: ReadonlyArray<{ name: string; prompts: ReplPrompts; prompt: string[
       "postgres-> ",
       "postgres'*> ",
     ],
-    neither: ["postgres=#", "postgres=# SELECT 1;", "postgres=#  ", " postgres=# ", "a b=# ", "x => ", "postgres=## ", "=", "# ", ">>> ", "sqlite> ", "postgres=*", "(1 row)"],
+    neither: [
+      "postgres=#",
+      "postgres=# SELECT 1;",
+      "postgres=#  ",
+      " postgres=# ",
+      "a b=# ",
+      "x => ",
+      "postgres=## ",
+      "=",
+      "# ",
+      ">>> ",
+      "sqlite> ",
+      "postgres=*",
+      "(1 row)",
+    ],
   },
   {
     name: "sqlite3",
@@ -164,7 +191,8 @@ describe("the prompts of the REPLs auto knows, in every state", () => {
   });
 
   it("a mysql / MariaDB prompt seen inside ssh starts the client's detector; its continuation prompts do not", () => {
-    for (const line of ["mysql> ", "MariaDB [(none)]> ", "MariaDB [shop]> "]) expect(replDetectorForPrompt(line)?.name, line).toBe("prompt");
+    for (const line of ["mysql> ", "MariaDB [(none)]> ", "MariaDB [shop]> "])
+      expect(replDetectorForPrompt(line)?.name, line).toBe("prompt");
     for (const line of ["    -> ", "    '> ", "   /*> "]) expect(replDetectorForPrompt(line), line).toBeUndefined();
   });
 
@@ -203,7 +231,7 @@ describe("sqliteCancelLine: what ends an unfinished sqlite3 statement with an er
     expect(sqliteCancelLine("SELECT 'it''s")).toBe("'!; END;\r");
     expect(sqliteCancelLine("SELECT 'it''s'")).toBe("!; END;\r");
     expect(sqliteCancelLine("SELECT '\"' ")).toBe("!; END;\r");
-    expect(sqliteCancelLine("SELECT \"a'b\" ")).toBe("!; END;\r");
+    expect(sqliteCancelLine('SELECT "a\'b" ')).toBe("!; END;\r");
     expect(sqliteCancelLine("SELECT 1 -- it's a comment")).toBe("!; END;\r");
     expect(sqliteCancelLine("SELECT 1 -- it's\n, 'x")).toBe("'!; END;\r");
     expect(sqliteCancelLine("/* it's */ SELECT [a'b] ")).toBe("!; END;\r");
@@ -228,7 +256,7 @@ describe("mysqlCancelLine: what clears an unfinished mysql / MariaDB statement",
     expect(mysqlCancelLine("SELECT `a\\`")).toBe("\\c\r"); // no escapes in a quoted name
     expect(mysqlCancelLine("SELECT 'it''s")).toBe("'\\c\r");
     expect(mysqlCancelLine("SELECT 'it''s'")).toBe("\\c\r");
-    expect(mysqlCancelLine("SELECT \"a'b\" ")).toBe("\\c\r");
+    expect(mysqlCancelLine('SELECT "a\'b" ')).toBe("\\c\r");
     expect(mysqlCancelLine("SELECT 1 -- it's")).toBe("\\c\r");
     expect(mysqlCancelLine("SELECT 1 # it's")).toBe("\\c\r");
     expect(mysqlCancelLine("SELECT 1 -- it's\n, 'x")).toBe("'\\c\r");

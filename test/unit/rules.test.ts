@@ -13,7 +13,11 @@ describe("one home per rule", () => {
     for (const [index, key] of ["a", "b", "c", "d", "e"].entries()) map.set(key, index);
     expect([...map.keys()]).toEqual(["c", "d", "e"]);
     map.set("c", 9); // an existing key is updated in place, nothing dropped
-    expect([...map.entries()]).toEqual([["c", 9], ["d", 3], ["e", 4]]);
+    expect([...map.entries()]).toEqual([
+      ["c", 9],
+      ["d", 3],
+      ["e", 4],
+    ]);
   });
 
   it("settleWithin gives the promise's value when it settles in time, the fallback when it does not, and passes rejections", async () => {
@@ -25,7 +29,9 @@ describe("one home per rule", () => {
   it("string options: one check, one message naming the option", () => {
     expect(requiredString("x", "text")).toBe("x");
     expect(optionalString(undefined, "label")).toBeUndefined();
-    expect(() => requiredString(42, "text")).toThrow(expect.objectContaining({ code: "ERR_INVALID_ARGUMENT", message: expect.stringContaining("Expected `text` to be a string, got") }));
+    expect(() => requiredString(42, "text")).toThrow(
+      expect.objectContaining({ code: "ERR_INVALID_ARGUMENT", message: expect.stringContaining("Expected `text` to be a string, got") }),
+    );
     expect(() => optionalString(null, "label")).toThrow(/`label` to be a string/);
   });
 

@@ -15,11 +15,47 @@ function random(seed: number): () => number {
 }
 
 const CONTROL_PIECES = [
-  "\x1b[31m", "\x1b[0m", "\x1b[1;32m", "\x1b[m", "\x1b[38;5;200m", "\x1b[4:3m", "\x1b[K", "\x1b[2K",
-  "\x1b[1K", "\x1b[5G", "\x1b[3;4H", "\x1b[2A", "\x1b[2;5r", "\x1b[r", "\x1b[?1049h", "\x1b[?1049l",
-  "\x1b]0;title\x07", "\x1b]133;D;0\x1b\\", "\x1b[6n", "\x1b[2J", "\x1b(0", "\x1b(B", "\x07", "\b",
-  "\x1b[?7l", "\x1b[?7h", "\x1b[4h", "\x1b[4l", "\x1b[?6h", "\x1b[?6l", "\x1bM", "\x1b7", "\x1b8",
-  "\x0e", "\x0f", "\x1b[3g", "\x1bH", "\x9b1m", "\x1b[20h", "\x1b[20l", "\x1bc",
+  "\x1b[31m",
+  "\x1b[0m",
+  "\x1b[1;32m",
+  "\x1b[m",
+  "\x1b[38;5;200m",
+  "\x1b[4:3m",
+  "\x1b[K",
+  "\x1b[2K",
+  "\x1b[1K",
+  "\x1b[5G",
+  "\x1b[3;4H",
+  "\x1b[2A",
+  "\x1b[2;5r",
+  "\x1b[r",
+  "\x1b[?1049h",
+  "\x1b[?1049l",
+  "\x1b]0;title\x07",
+  "\x1b]133;D;0\x1b\\",
+  "\x1b[6n",
+  "\x1b[2J",
+  "\x1b(0",
+  "\x1b(B",
+  "\x07",
+  "\b",
+  "\x1b[?7l",
+  "\x1b[?7h",
+  "\x1b[4h",
+  "\x1b[4l",
+  "\x1b[?6h",
+  "\x1b[?6l",
+  "\x1bM",
+  "\x1b7",
+  "\x1b8",
+  "\x0e",
+  "\x0f",
+  "\x1b[3g",
+  "\x1bH",
+  "\x9b1m",
+  "\x1b[20h",
+  "\x1b[20l",
+  "\x1bc",
 ];
 const TEXT = "abcdefghijklmnopqrstuvwxyz0123456789 .-漢字é\t";
 
@@ -66,7 +102,7 @@ function stream(seed: number, cols: number, rows: number): string {
 function chunks(text: string, seed: number, largest = 600): string[] {
   const next = random(seed);
   const result: string[] = [];
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     const size = 1 + Math.floor(next() * (next() < 0.2 ? 8 : largest));
     result.push(text.slice(start, start + size));
     start += size;

@@ -25,7 +25,6 @@ Each stdout line is one JSON event:
   {"session": "...", "status": "closed", "ts": "..."}
   {"session": "...", "status": "error", "message": "...", "ts": "..."}`;
 
-
 function line(value: Record<string, string>): void {
   process.stdout.write(`${pyJson({ ...value, ts: pyTimestamp() })}\n`);
 }

@@ -126,7 +126,11 @@ export async function runDaemon(paths: DaemonPaths = daemonPaths()): Promise<num
     finish = r;
   });
   const idleMs = Number(process.env["AGENT_TTY_DAEMON_IDLE_MS"]) || DEFAULT_IDLE_MS;
-  const backend = new Backend({ version: packageVersion(), onShutdown: () => stop("stop requested"), firstRequestMs: Math.min(idleMs, 30_000) });
+  const backend = new Backend({
+    version: packageVersion(),
+    onShutdown: () => stop("stop requested"),
+    firstRequestMs: Math.min(idleMs, 30_000),
+  });
   const server = createServer((socket) => backend.accept(socket));
 
   const stop = (why: string): Promise<void> => {
@@ -151,9 +155,12 @@ export async function runDaemon(paths: DaemonPaths = daemonPaths()): Promise<num
     return stopping;
   };
 
-  const idleTimer = setInterval(() => {
-    if (backend.idleMs >= idleMs) void stop(`idle for ${Math.round(idleMs / 1000)} s`);
-  }, Math.min(idleMs, 30_000));
+  const idleTimer = setInterval(
+    () => {
+      if (backend.idleMs >= idleMs) void stop(`idle for ${Math.round(idleMs / 1000)} s`);
+    },
+    Math.min(idleMs, 30_000),
+  );
   idleTimer.unref();
 
   try {

@@ -29,7 +29,8 @@ export function formatEntry(entry: WatchEntry, color: boolean): string {
     case "fired":
       return paint("2;36", `── ${entry.cellId.slice(0, 8)} ──`);
     case "end":
-      if (entry.status === "done" && typeof entry.exitCode === "number" && entry.exitCode !== 0) return paint("2;31", `── ✗ ${entry.exitCode} ──`);
+      if (entry.status === "done" && typeof entry.exitCode === "number" && entry.exitCode !== 0)
+        return paint("2;31", `── ✗ ${entry.exitCode} ──`);
       if (entry.status === "done") return paint("2;32", "── ✓ ──");
       if (entry.status === "timeout") return paint("2;33", "── ⏱ ──");
       return paint("2;31", "── ✗ ──");

@@ -48,9 +48,7 @@ const MAX_SOCKET_PATH = 103;
  */
 export function checkHome(paths: DaemonPaths, create: boolean): void {
   if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH) {
-    throw new Error(
-      `socket path ${paths.socket} is too long for a Unix socket; set AGENT_TTY_HOME to a shorter directory`,
-    );
+    throw new Error(`socket path ${paths.socket} is too long for a Unix socket; set AGENT_TTY_HOME to a shorter directory`);
   }
   if (create) mkdirSync(paths.home, { recursive: true, mode: 0o700 });
   const st = lstatSync(paths.home);
@@ -80,7 +78,8 @@ export function checkHome(paths: DaemonPaths, create: boolean): void {
     if (entry.isSymbolicLink()) {
       throw new Error(`${path} is a symbolic link; agent-tty follows no links in its directory: remove it (or the whole directory)`);
     }
-    if (entry.uid !== uid) throw new Error(`${path} belongs to uid ${entry.uid}, not to you (uid ${uid}): remove it (or the whole directory)`);
+    if (entry.uid !== uid)
+      throw new Error(`${path} belongs to uid ${entry.uid}, not to you (uid ${uid}): remove it (or the whole directory)`);
   }
 }
 

@@ -140,4 +140,3 @@ export class LineTooLongError extends Error {
     this.name = "LineTooLongError";
   }
 }
-

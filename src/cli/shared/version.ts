@@ -18,4 +18,3 @@ export function packageVersion(): string {
     return "unknown";
   }
 }
-

@@ -59,4 +59,3 @@ export function bashMarks(prefix: string): string[] {
       'else PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_check"; fi',
   ];
 }
-

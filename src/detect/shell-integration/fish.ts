@@ -32,7 +32,7 @@ export function fishMarks(prefix: string): string[] {
     // A cell that defines its own fish_prompt gets it wrapped before it is drawn.
     "function __agent_tty_guard --on-event fish_prompt",
     "  set -l details (functions --details --verbose fish_prompt)",
-    "  test \"$details[5]\" = agent-tty; or __agent_tty_wrap_prompt",
+    '  test "$details[5]" = agent-tty; or __agent_tty_wrap_prompt',
     "end",
     // Ctrl-C on a command line (an incomplete cell, an interrupt before it ran) redraws the prompt
     // without running fish_prompt again: the status mark comes from the cancel event instead.
@@ -40,4 +40,3 @@ export function fishMarks(prefix: string): string[] {
     `function fish_right_prompt; end`,
   ];
 }
-

@@ -136,7 +136,10 @@ interface Boot {
  */
 export function shellIntegration(options: ShellIntegrationOptions = {}): FrameDetector {
   const given = optionsObject(options, ["inBand", "nested"], "shellIntegration() options");
-  return new ShellIntegrationDetector(optionalBoolean(given["inBand"], "inBand") ?? false, optionalBoolean(given["nested"], "nested") ?? true);
+  return new ShellIntegrationDetector(
+    optionalBoolean(given["inBand"], "inBand") ?? false,
+    optionalBoolean(given["nested"], "nested") ?? true,
+  );
 }
 
 class ShellIntegrationDetector implements FrameDetector {
@@ -217,7 +220,6 @@ class ShellIntegrationDetector implements FrameDetector {
     return installShell(shell, plan, this.#tempDir, this.markPrefix);
   }
 
-
   attach(io: DetectorIo): void {
     this.#io = io;
     if (!this.#inBand) return;
@@ -290,7 +292,9 @@ class ShellIntegrationDetector implements FrameDetector {
   linesNeeded(): number {
     // Once a command's output started, complete lines tell it nothing (marks do) but that the
     // unfinished line is gone: the last one says it. Nested programs and REPLs read every line.
-    return this.#outputStarted && this.#incompleteWatch === undefined && this.#boot === undefined && this.#top.repl === undefined ? 1 : Infinity;
+    return this.#outputStarted && this.#incompleteWatch === undefined && this.#boot === undefined && this.#top.repl === undefined
+      ? 1
+      : Infinity;
   }
 
   feed(event: DetectorInput): Verdict | undefined {
@@ -578,7 +582,11 @@ class ShellIntegrationDetector implements FrameDetector {
       this.#offerReplPrompt(candidate);
       return;
     }
-    const kind = classifyNested(commandLine, (name) => integratedShell(name) !== undefined, (command, args) => replDetector(command, args) !== undefined);
+    const kind = classifyNested(
+      commandLine,
+      (name) => integratedShell(name) !== undefined,
+      (command, args) => replDetector(command, args) !== undefined,
+    );
     if (kind === undefined) {
       this.#notNested.add(fg.pid);
       return;
@@ -616,7 +624,9 @@ class ShellIntegrationDetector implements FrameDetector {
     if (partial === "" || partial === this.#remoteTried) return;
     this.#remoteTried = partial;
     const line = this.#codeLines[this.#codeLines.length - 1] ?? "";
-    const name = basename(line.split(/\s+/).find((word) => word !== "" && !word.includes("=") && word !== "exec" && word !== "sudo") ?? line);
+    const name = basename(
+      line.split(/\s+/).find((word) => word !== "" && !word.includes("=") && word !== "exec" && word !== "sudo") ?? line,
+    );
     const program = { name, pid: null, commandLine: line, remote: true, depth: this.#levels.length };
     const repl = replDetectorForPrompt(partial);
     if (repl !== undefined) {
@@ -651,7 +661,14 @@ class ShellIntegrationDetector implements FrameDetector {
     if (this.#replCandidate === candidate) {
       this.#replCandidate = undefined;
       if (this.#boot !== undefined || this.#pendingEnd !== undefined) return;
-      this.#levels.push({ tag: `${candidate.program.depth}:`, shell: "sh", clear: undefined, repl: candidate.detector, program: candidate.program, remote: false });
+      this.#levels.push({
+        tag: `${candidate.program.depth}:`,
+        shell: "sh",
+        clear: undefined,
+        repl: candidate.detector,
+        program: candidate.program,
+        remote: false,
+      });
       this.#io?.endFrame(this.#entered(candidate.program, undefined));
       return;
     }

@@ -29,4 +29,3 @@ export function posixMarks(prefix: string): string[] {
     `__agent_tty_end() { __agent_tty_s=$?; __agent_tty_marks; return $__agent_tty_s; }`,
   ];
 }
-

@@ -13,7 +13,9 @@ export type Shell = (typeof INTEGRATED_SHELLS)[number];
 
 /** Names the shell a command starts, if it is one we can hook. */
 export function integratedShell(command: string): Shell | undefined {
-  const name = basename(command).replace(/\.exe$/, "").replace(/-?[\d.]+$/, "");
+  const name = basename(command)
+    .replace(/\.exe$/, "")
+    .replace(/-?[\d.]+$/, "");
   return (INTEGRATED_SHELLS as readonly string[]).includes(name) ? (name as Shell) : undefined;
 }
 

@@ -22,8 +22,14 @@ export function installZsh(plan: SpawnPlan, dir: string, markPrefix: string): Sp
     `ZDOTDIR=${shellQuote(dir)}`,
     "",
   ];
-  const restoreUser = '(( __agent_tty_zdotdir_set )) && ZDOTDIR=$__agent_tty_zdotdir || unset ZDOTDIR';
-  const zprofile = ["# agent-tty shell integration: the user's .zprofile.", restoreUser, loadUser(".zprofile"), `ZDOTDIR=${shellQuote(dir)}`, ""];
+  const restoreUser = "(( __agent_tty_zdotdir_set )) && ZDOTDIR=$__agent_tty_zdotdir || unset ZDOTDIR";
+  const zprofile = [
+    "# agent-tty shell integration: the user's .zprofile.",
+    restoreUser,
+    loadUser(".zprofile"),
+    `ZDOTDIR=${shellQuote(dir)}`,
+    "",
+  ];
   const zshrc = [
     "# agent-tty shell integration: loads the user's .zshrc, then adds invisible frame marks.",
     // From here on ZDOTDIR is the user's: zsh reads their .zlogin from it, and so do their scripts.
@@ -58,4 +64,3 @@ export function zshMarks(prefix: string): string[] {
     "unsetopt PROMPT_SP 2>/dev/null",
   ];
 }
-
