@@ -129,7 +129,10 @@ describe("k and km as real processes", () => {
 
   it("a busy session rejects fire and run with active cell and writes nothing to the terminal", async () => {
     await newSession("busy");
-    const id = (JSON.parse((await box.k("fire", "busy", "sleep 2")).stdout) as { cell_id: string }).cell_id;
+    // The cell runs until the test lets it end (a fixed sleep could end first on a loaded machine).
+    const release = join(box.dir, "release-busy");
+    const id = (JSON.parse((await box.k("fire", "busy", `until [ -e ${release} ]; do sleep 0.05; done`)).stdout) as { cell_id: string })
+      .cell_id;
     expect(await box.k("fire", "busy", "echo NOPE1")).toMatchObject({
       code: 1,
       stdout: `{"status": "error", "output": "active cell '${id}'"}\n`,
@@ -140,6 +143,7 @@ describe("k and km as real processes", () => {
     expect((await box.k("status", "busy")).stdout).toBe(
       `OK busy pipe=ok state=running cell=${id} next='k poll busy ${id} or k int busy'\n`,
     );
+    writeFileSync(release, "");
     await box.km("busy", id, "-1");
     expect((await box.k("status", "busy")).stdout).toBe(`OK busy pipe=ok state=done cell=${id} next='k poll busy ${id}'\n`);
     expect((await box.k("run", "busy", "echo next")).stdout).toBe("next\n");
