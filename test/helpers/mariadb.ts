@@ -2,7 +2,7 @@ import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "./wait-for.js";
+import { superviseServer } from "./server-process.js";
 
 /** A private MariaDB server on a Unix socket in its own temp dir (no TCP). */
 export interface PrivateMariadb {
@@ -90,40 +90,20 @@ export async function startMariadb(): Promise<PrivateMariadb> {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
     throw new Error(`private MariaDB did not start: ${String(error)}${stderr ? `; it said: ${stderr.slice(-2000)}` : ""}`);
   }
-  const server = child;
-  let log = "";
-  server.stderr?.on("data", (chunk: Buffer) => {
-    log = (log + chunk.toString()).slice(-4000);
-  });
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    server.once("exit", () => {
-      exited = true;
-      resolve();
-    }),
-  );
-  const stop = async (): Promise<void> => {
+  const { pid, stop } = await superviseServer(child, {
+    name: "private MariaDB",
+    dir,
     // SIGTERM: a normal shutdown (connections are closed); SIGKILL if it lingers.
-    for (const [signal, waitMs] of [
+    stopSignals: [
       ["SIGTERM", 15_000],
       ["SIGKILL", 2_000],
-    ] as const) {
-      if (exited) break;
-      server.kill(signal);
-      await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, waitMs))]);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(() => exited || log.includes("ready for connections"), { timeoutMs: 45_000, message: "mariadbd ready for connections" });
-    if (exited) throw new Error("mariadbd exited");
-  } catch (error) {
-    await stop();
-    throw new Error(`private MariaDB did not start: ${String(error)}; it said: ${log.trim()}`);
-  }
+    ],
+    ready: "ready for connections",
+    readyTimeoutMs: 45_000,
+  });
   return {
     socket,
-    pid: server.pid as number,
+    pid,
     clientArgs: (...extra) => ["--no-defaults", `--socket=${socket}`, "--user=root", ...extra],
     stop,
   };

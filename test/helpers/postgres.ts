@@ -2,7 +2,7 @@ import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "./wait-for.js";
+import { superviseServer } from "./server-process.js";
 
 /** A private PostgreSQL server on a Unix socket in its own temp dir. */
 export interface PrivatePostgres {
@@ -108,43 +108,23 @@ export async function startPostgres(): Promise<PrivatePostgres> {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
     throw new Error(`private PostgreSQL did not start: ${String(error)}${stderr ? `; it said: ${stderr}` : ""}`);
   }
-  const server = child;
-  let log = "";
-  server.stderr?.on("data", (chunk: Buffer) => {
-    log = (log + chunk.toString()).slice(-4000);
-  });
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    server.once("exit", () => {
-      exited = true;
-      resolve();
-    }),
-  );
-  const stop = async (): Promise<void> => {
+  const { pid, stop } = await superviseServer(child, {
+    name: "private PostgreSQL",
+    dir,
     // SIGINT: fast shutdown (backends are ended); SIGQUIT then SIGKILL if it lingers.
-    for (const [signal, waitMs] of [
+    stopSignals: [
       ["SIGINT", 5_000],
       ["SIGQUIT", 2_000],
       ["SIGKILL", 2_000],
-    ] as const) {
-      if (exited) break;
-      server.kill(signal);
-      await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, waitMs))]);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(() => exited || isReady(dataDir), { timeoutMs: 20_000, message: "postgres ready" });
-    if (exited) throw new Error("postgres exited");
-  } catch (error) {
-    await stop();
-    throw new Error(`private PostgreSQL did not start: ${String(error)}; it said: ${log.trim()}`);
-  }
+    ],
+    ready: () => isReady(dataDir),
+    readyTimeoutMs: 20_000,
+  });
   return {
     socketDir: dir,
     port,
     user,
-    pid: server.pid as number,
+    pid,
     psqlArgs: (...extra) => ["-X", "-h", dir, "-p", String(port), "-U", user, ...extra, "postgres"],
     stop,
   };

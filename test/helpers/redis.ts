@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "./wait-for.js";
+import { superviseServer } from "./server-process.js";
 
 /** A private redis-server on a loopback port, persisting nothing. */
 export interface PrivateRedis {
@@ -69,41 +69,17 @@ async function startOn(path: string, port: number): Promise<PrivateRedis> {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  let log = "";
-  const append = (chunk: Buffer): void => {
-    log = (log + chunk.toString()).slice(-4000);
-  };
-  server.stdout?.on("data", append);
-  server.stderr?.on("data", append);
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    server.once("exit", () => {
-      exited = true;
-      resolve();
-    }),
-  );
-  server.once("error", () => {
-    exited = true;
-  });
-  const stop = async (): Promise<void> => {
-    for (const [signal, waitMs] of [
+  const { pid, stop } = await superviseServer(server, {
+    name: `private redis-server on port ${port}`,
+    dir,
+    stopSignals: [
       ["SIGTERM", 5_000],
       ["SIGKILL", 2_000],
-    ] as const) {
-      if (exited) break;
-      server.kill(signal);
-      await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, waitMs))]);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(() => exited || log.includes("Ready to accept connections"), { timeoutMs: 15_000, message: "redis-server ready" });
-    if (exited) throw new Error("redis-server exited");
-  } catch (error) {
-    await stop();
-    throw new Error(`private redis-server did not start on port ${port}: ${String(error)}; it said: ${log.trim()}`);
-  }
-  return { port, socket, pid: server.pid as number, stop };
+    ],
+    ready: "Ready to accept connections",
+    readyTimeoutMs: 15_000,
+  });
+  return { port, socket, pid, stop };
 }
 
 /**
