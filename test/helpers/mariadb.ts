@@ -1,8 +1,8 @@
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { superviseServer } from "./server-process.js";
+import { superviseServer, unprivilegedIdentity } from "./server-process.js";
 
 /** A private MariaDB server on a Unix socket in its own temp dir (no TCP). */
 export interface PrivateMariadb {
@@ -31,17 +31,6 @@ function serverPaths(): { server: string; install: string } {
   return { server, install };
 }
 
-/** mariadbd refuses to run as root without `--user`: as root, run it as `nobody`; otherwise as ourselves. */
-function serverIdentity(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync("/etc/passwd", "utf8")
-    .split("\n")
-    .find((entry) => entry.startsWith("nobody:"));
-  const [, , uid, gid] = line?.split(":") ?? [];
-  if (uid === undefined || gid === undefined) throw new Error("running as root, but there is no `nobody` user to run mariadbd as");
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
 /**
  * Starts a private MariaDB server: `mariadb-install-db` into a temp dir (root@localhost without a
  * password, so the client can connect as any OS user), then `mariadbd` on a Unix socket in that
@@ -51,7 +40,7 @@ function serverIdentity(): { uid: number; gid: number } | undefined {
  */
 export async function startMariadb(): Promise<PrivateMariadb> {
   const paths = serverPaths();
-  const identity = serverIdentity();
+  const identity = unprivilegedIdentity("mariadbd");
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-tty-mariadb-")));
   const dataDir = join(dir, "data");
   const socket = join(dir, "sock");

@@ -2,7 +2,7 @@ import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { superviseServer } from "./server-process.js";
+import { superviseServer, unprivilegedIdentity } from "./server-process.js";
 
 /** A private PostgreSQL server on a Unix socket in its own temp dir. */
 export interface PrivatePostgres {
@@ -40,17 +40,6 @@ export function postgresBinDir(): string {
   return join(root, newest, "bin");
 }
 
-/** postgres refuses to run as root: as root, run it as `nobody`; otherwise as ourselves. */
-function serverIdentity(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync("/etc/passwd", "utf8")
-    .split("\n")
-    .find((entry) => entry.startsWith("nobody:"));
-  const [, , uid, gid] = line?.split(":") ?? [];
-  if (uid === undefined || gid === undefined) throw new Error("running as root, but there is no `nobody` user to run postgres as");
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
 /** The postmaster has written "ready" to its pid file (its 8th line). */
 function isReady(dataDir: string): boolean {
   try {
@@ -68,7 +57,7 @@ function isReady(dataDir: string): boolean {
  */
 export async function startPostgres(): Promise<PrivatePostgres> {
   const bin = postgresBinDir();
-  const identity = serverIdentity();
+  const identity = unprivilegedIdentity("postgres");
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-tty-pg-")));
   const dataDir = join(dir, "data");
   const user = "postgres";

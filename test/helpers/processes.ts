@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { expect } from "vitest";
-import { AgentTtyError, type Session } from "../../src/index.js";
+import { AgentTtyError } from "../../src/index.js";
 
 export { recordRaw } from "./sessions.js";
 

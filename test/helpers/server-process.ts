@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { waitFor } from "./wait-for.js";
 
 /** How a private server the tests started is watched, awaited and stopped. */
@@ -61,4 +61,18 @@ export async function superviseServer(server: ChildProcess, options: ServerProce
     throw new Error(`${options.name} did not start: ${String(error)}; it said: ${log.trim()}`);
   }
   return { pid: server.pid as number, stop };
+}
+
+/**
+ * Who a server the tests start runs as: database servers refuse to run as root, so as root it is `nobody`;
+ * otherwise `undefined` (as ourselves).
+ */
+export function unprivilegedIdentity(program: string): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .find((entry) => entry.startsWith("nobody:"));
+  const [, , uid, gid] = line?.split(":") ?? [];
+  if (uid === undefined || gid === undefined) throw new Error(`running as root, but there is no \`nobody\` user to run ${program} as`);
+  return { uid: Number(uid), gid: Number(gid) };
 }
