@@ -1,0 +1,103 @@
+import type { FrameDetector } from "../detect/types.js";
+
+/** How often a running cell checks whether the program waits for input. */
+const INPUT_CHECK_MS = 50;
+/** Processes of the terminal's session are counted every this many input checks (half a second). */
+const PROCESS_CHECK_EVERY = 10;
+/** Quiet time before a program blocked reading the terminal counts as awaiting input. */
+const INPUT_QUIET_MS = 150;
+/** Where /proc cannot tell, quiet time alone decides (a guess, so a longer one). */
+const INPUT_FALLBACK_QUIET_MS = 1_500;
+
+/** When the program last printed (the output pipeline knows, see `OutputPipeline.lastOutputAt`). */
+export interface ProgramOutput {
+  /** `performance.now()` when the last output arrived. */
+  readonly lastOutputAt: number;
+}
+
+/** What the input checks ask of the session: the program, the fork-bomb guard. */
+export interface InputChecksHost {
+  /** The program's process id, `undefined` when it has none (nothing is checked). */
+  pid(): number | undefined;
+  /** Whether the program's foreground process is blocked reading the terminal (`undefined`: cannot tell here). */
+  waitingForInput(): boolean | undefined;
+  /** The fork-bomb guard, called every half second while a cell runs. */
+  checkProcesses(): void;
+}
+
+/** The cell being checked: whether it still runs undisturbed, and how it settles as awaiting input. */
+export interface InputCheckedCell {
+  /** Whether the cell still holds the lock and runs (not stopping, not settled, not already awaiting input). */
+  running(): boolean;
+  /** The program waits for input: the cell settles `awaiting_input`. */
+  awaitingInput(): void;
+}
+
+/**
+ * "Is the program waiting for input?", asked every 50 ms while a cell runs:
+ * a program that went quiet and is blocked reading the terminal (Linux: the
+ * foreground process group's state in /proc, select and poll included) is
+ * awaiting input; where the OS cannot tell (or over ssh, where the local
+ * foreground is ssh itself), a longer quiet alone decides. The fork-bomb
+ * guard rides the same timer.
+ *
+ * @internal
+ */
+export class InputChecks {
+  readonly #detector: FrameDetector;
+  readonly #host: InputChecksHost;
+  readonly #output: ProgramOutput;
+  #cell: InputCheckedCell | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #ticks = 0;
+  #lastInputAt = 0;
+
+  constructor(detector: FrameDetector, host: InputChecksHost, output: ProgramOutput) {
+    this.#detector = detector;
+    this.#host = host;
+    this.#output = output;
+  }
+
+  /** Input was typed (a cell's code, `write`): the program is not quiet from that moment. */
+  noteInput(): void {
+    this.#lastInputAt = performance.now();
+  }
+
+  /** Starts checking `cell` (its code was just written), until {@link InputChecks.stop}. */
+  start(cell: InputCheckedCell): void {
+    this.#cell = cell;
+    this.#lastInputAt = performance.now();
+    this.#timer ??= setInterval(() => {
+      if (++this.#ticks % PROCESS_CHECK_EVERY === 0) this.#host.checkProcesses();
+      this.#check();
+    }, INPUT_CHECK_MS);
+  }
+
+  /** Stops the checks (the cell released the lock, or the program exited). */
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#cell = undefined;
+  }
+
+  #check(): void {
+    const cell = this.#cell;
+    if (cell === undefined || this.#host.pid() === undefined || !cell.running()) return;
+    const quietMs = performance.now() - Math.max(this.#output.lastOutputAt, this.#lastInputAt);
+    if (quietMs < INPUT_QUIET_MS) return;
+    // A cell over ssh or in a container: the local foreground (ssh) says nothing about the far program.
+    const local = this.#detector.interruptByKey?.() !== true;
+    const blocked = (local ? this.#host.waitingForInput() : undefined) ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
+    if (!blocked) return;
+    // The program may have printed its prompt (the frame's end) just before it blocked: let the event
+    // loop read what the terminal holds first; anything new means it was not waiting on the cell's behalf.
+    const outputAt = this.#output.lastOutputAt;
+    const stillWaiting = (): boolean => cell.running() && this.#output.lastOutputAt === outputAt;
+    setImmediate(() => {
+      if (!stillWaiting()) return;
+      setImmediate(() => {
+        if (stillWaiting()) cell.awaitingInput();
+      });
+    });
+  }
+}

@@ -1,0 +1,191 @@
+import type { FrameDetector } from "../detect/types.js";
+import type { ProgramOutput } from "./input-checks.js";
+import { settleWithin } from "../internal/settle-within.js";
+import { isLinuxProcAvailable, readForeground } from "../pty/proc-state.js";
+
+/** How long an interrupt waits for the prompt before settling the cell (the lock stays held). */
+const INTERRUPT_GRACE_MS = 3_000;
+/** How long `interrupt({ force: true })` waits for the prompt before it releases the lock anyway. */
+const INTERRUPT_FORCE_GRACE_MS = 1_000;
+/** Over ssh (a typed Ctrl-C): how often it is typed again while the prompt does not come back. */
+const REMOTE_INTERRUPT_RESEND_MS = 300;
+/** Over ssh: the quiet after an interrupt before the next cell is typed (a Ctrl-C typed again may still be on its way). */
+const REMOTE_INTERRUPT_SETTLE_MS = 150;
+/** How often a Ctrl-C is sent again while the prompt does not come back. */
+const INTERRUPT_RESEND_MS = 250;
+/**
+ * After a Ctrl-C, how long the program must stay quiet (and be seen reading) before the next cell is
+ * typed: a Ctrl-C that reached a shell at its prompt makes it redraw, and keys typed meanwhile are lost.
+ */
+const INTERRUPT_SETTLE_MS = 20;
+/** The longest wait for that quiet: a program that keeps printing does not hold the next cell for ever. */
+const INTERRUPT_SETTLE_MAX_MS = 1_000;
+/** How long an interrupt watches a shell in the foreground come back to its prompt before taking it for a builtin to Ctrl-C. */
+const SHELL_PROMPT_WAIT_MS = 50;
+
+/** What an interrupt asks of the session: the terminal and the program. */
+export interface InterruptHost {
+  /** Writes to the terminal (a Ctrl-C, the detector's keys). */
+  write(data: string): void;
+  /** The program's process id, `undefined` when it has none. */
+  pid(): number | undefined;
+  /** Whether the program exited. */
+  exited(): boolean;
+  /** Whether `close()` was called. */
+  closing(): boolean;
+  /** Whether the program's foreground process is blocked reading the terminal (`undefined`: cannot tell here). */
+  waitingForInput(): boolean | undefined;
+}
+
+/** How a stopped cell is told: whether it still holds the lock, and a promise that settles once it released it. */
+export interface InterruptTarget {
+  /** Whether the cell still holds the lock (checked before each key sent again). */
+  holdsLock(): boolean;
+  /** Called once the first Ctrl-C was sent: settles when the cell released the lock (its prompt came back). */
+  released(): Promise<void>;
+}
+
+/** Output added to a cell released without its prompt: the program was seen reading the terminal. */
+export const RELEASED_READING_NOTE =
+  "[agent-tty: no prompt this session knows came back after Ctrl-C, but the program is waiting for input: the session was released]";
+/** Output added to a cell released by `interrupt({ force: true })` without its prompt. */
+export const RELEASED_FORCED_NOTE =
+  "[agent-tty: interrupt({ force: true }) released the session; the program was not seen waiting for input, so the next cell may be typed into a running command]";
+
+/**
+ * How a cell is interrupted: Ctrl-C (or the detector's key) until its prompt
+ * comes back, when the lock may be released without that prompt, and the
+ * quiet the program needs after a Ctrl-C before the next cell is typed.
+ *
+ * A Ctrl-C can be lost (a child between fork and exec), so a plain one is
+ * sent again until the prompt is back. Under a shell with marks (Linux) the
+ * foreground job gets SIGINT itself (see {@link Interrupter.stop}); over ssh
+ * or in a container the Ctrl-C is typed. It never settles a cell: the cell
+ * lifecycle does, with what {@link Interrupter.stop} resolves.
+ *
+ * @internal
+ */
+export class Interrupter {
+  readonly #detector: FrameDetector;
+  readonly #host: InterruptHost;
+  readonly #output: ProgramOutput;
+  /** When a Ctrl-C of an interrupt was last written, until the cell it stopped is released. */
+  #sentAt: number | undefined;
+  /** While set, the program is still taking in an interrupt: the next cell is held (see INTERRUPT_SETTLE_MS). */
+  #settling: Promise<void> | undefined;
+
+  constructor(detector: FrameDetector, host: InterruptHost, output: ProgramOutput) {
+    this.#detector = detector;
+    this.#host = host;
+    this.#output = output;
+  }
+
+  /** Whether the program is still taking in an interrupt's Ctrl-C: the next cell waits for {@link Interrupter.cellReleased}'s call. */
+  get settling(): boolean {
+    return this.#settling !== undefined;
+  }
+
+  /**
+   * Interrupts the cell until it releases the lock or the grace (3 s, 1 s with `force`) runs out.
+   * A program that never shows a prompt its detector knows keeps the lock, unless it is seen blocked
+   * reading the terminal (the safe moment: the next cell is typed to a program waiting for it) or
+   * `force` is given.
+   *
+   * @returns the note to add to the cell's output when it is to be released without its prompt;
+   * `undefined` when it was released by its prompt, or is to keep the lock.
+   */
+  async stop(target: InterruptTarget, force: boolean): Promise<string | undefined> {
+    const sequence = this.#detector.interruptSequence?.() ?? "\x03";
+    // A cell over ssh (or in a container) is interrupted by typing: the local foreground job is ssh itself.
+    const byKey = sequence !== "\x03" || this.#detector.interruptByKey?.() === true;
+    if (!byKey) await this.#interruptShellJob(target);
+    else this.#type(sequence);
+    const resend = !byKey
+      ? setInterval(() => void this.#interruptShellJob(target), INTERRUPT_RESEND_MS)
+      : sequence === "\x03"
+        ? // Over ssh a Ctrl-C can be lost too (the far command between fork and exec): typed again, rarely,
+          // as a round trip may still be bringing the prompt back.
+          setInterval(() => {
+            if (target.holdsLock() && !this.#host.exited()) this.#type(sequence);
+          }, REMOTE_INTERRUPT_RESEND_MS)
+        : undefined;
+    await settleWithin(target.released(), force ? INTERRUPT_FORCE_GRACE_MS : INTERRUPT_GRACE_MS, undefined);
+    clearInterval(resend);
+    if (!target.holdsLock()) return undefined;
+    // Over ssh the local ssh always looks like it reads: only force releases a remote cell.
+    if (this.#detector.interruptByKey?.() !== true && this.#host.waitingForInput() === true) return RELEASED_READING_NOTE;
+    return force ? RELEASED_FORCED_NOTE : undefined;
+  }
+
+  /**
+   * The cell an interrupt stopped released the lock: when a Ctrl-C was sent, the next cell waits until
+   * the program has taken it in (quiet for a moment since both the Ctrl-C and its last output, and
+   * reading the terminal where that can be told), then `ready` is called. Without a Ctrl-C, nothing.
+   */
+  cellReleased(ready: () => void): void {
+    let sentAt = this.#sentAt;
+    if (sentAt === undefined) return;
+    this.#sentAt = undefined;
+    const clear = this.#detector.clearLineSequence?.();
+    if (clear !== undefined && !this.#host.exited()) {
+      this.#host.write(clear);
+      sentAt = performance.now();
+    }
+    const remote = this.#detector.interruptByKey?.() === true;
+    const settleMs = remote ? REMOTE_INTERRUPT_SETTLE_MS : INTERRUPT_SETTLE_MS;
+    const settling = (async () => {
+      const deadline = performance.now() + INTERRUPT_SETTLE_MAX_MS;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, INTERRUPT_SETTLE_MS));
+        // Over ssh a Ctrl-C still on its way (typed again just before the prompt came back) lands a round trip later.
+        const now = performance.now();
+        if (now >= deadline || this.#host.exited() || this.#host.closing()) return;
+        if (now - Math.max(this.#output.lastOutputAt, sentAt) >= settleMs && (remote || this.#host.waitingForInput() !== false)) return;
+      }
+    })();
+    this.#settling = settling;
+    void settling.then(() => {
+      if (this.#settling !== settling) return;
+      this.#settling = undefined;
+      ready();
+    });
+  }
+
+  #type(sequence: string): void {
+    this.#sentAt = performance.now();
+    this.#host.write(sequence);
+  }
+
+  /**
+   * Ctrl-C for the cell's command. The terminal turns a written Ctrl-C into SIGINT only a moment later,
+   * for whichever process group is in the foreground by then: a command ending at that moment leaves it
+   * to the shell at its prompt, where it eats the start of the next cell. So under a shell with marks
+   * (Linux), a job in the foreground gets SIGINT itself, and the shell only when it runs the command
+   * itself (a builtin loop), not when it is back at its prompt.
+   */
+  async #interruptShellJob(target: InterruptTarget): Promise<void> {
+    const pid = this.#host.pid();
+    if (pid === undefined || this.#detector.markPrefix === undefined || !isLinuxProcAvailable()) {
+      this.#type("\x03");
+      return;
+    }
+    const deadline = performance.now() + SHELL_PROMPT_WAIT_MS;
+    for (;;) {
+      if (!target.holdsLock() || this.#host.exited()) return;
+      const foreground = readForeground(pid);
+      if (foreground !== undefined && foreground.pgid !== pid) {
+        try {
+          process.kill(-foreground.pgid, "SIGINT");
+        } catch {
+          // The job ended meanwhile: its prompt is on its way.
+        }
+        return;
+      }
+      // The shell itself: back at its prompt (nothing to interrupt), or running a builtin.
+      if (foreground?.blockedOnTerminal === true) return;
+      if (performance.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    this.#type("\x03");
+  }
+}
