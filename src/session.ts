@@ -117,9 +117,10 @@ const EVENT_BUFFER_COUNT = 10_000;
 export class Session {
   // The facade over the session's jobs: src/session/output-pipeline.ts reads the terminal (clean
   // lines, detector verdicts, transcript, streams, screen), src/session/cell-lifecycle.ts decides how
-  // each cell starts and ends (lock, queue, timeouts, interrupts, awaiting input, settling), and
-  // src/session/expectations.ts waits for text. What stays here: spawning and closing the program,
-  // input, events, recordings, and the wiring between them.
+  // each cell starts and ends (lock, queue, timeouts, aborts, settling; with session/interrupt.ts for
+  // Ctrl-C, session/input-checks.ts for "is it waiting for input", session/cell-run.ts for one cell's
+  // record and result), and src/session/expectations.ts waits for text. What stays here: spawning
+  // and closing the program, input, events, recordings, and the wiring between them.
 
   /** Subscription only is public (on/once/off): callers cannot emit a session's events. */
   readonly #emitter = new EventEmitter<SessionEvents>();

@@ -7,18 +7,7 @@ import { CappedMap } from "../internal/capped-map.js";
 import { defer } from "../internal/deferred.js";
 import { setLongTimeout } from "../internal/long-timeout.js";
 import { normalizeCellOptions, normalizeCode, type CellOptions } from "../options.js";
-import {
-  cellResult,
-  cellSnapshot,
-  createCellRun,
-  nextSettlePoint,
-  releasedResult,
-  setStatus,
-  wake,
-  whenReleased,
-  type CellRun,
-  type SettleDetails,
-} from "./cell-run.js";
+import { CellRun, cellResult, releasedResult, type SettleDetails } from "./cell-run.js";
 import { InputChecks, type InputChecksHost } from "./input-checks.js";
 import { Interrupter, type InterruptHost } from "./interrupt.js";
 import type { OutputPipeline } from "./output-pipeline.js";
@@ -68,10 +57,11 @@ export interface CellLifecycleHost extends InterruptHost, InputChecksHost {
 /**
  * A session's cells from start to end: the lock and the queue behind it,
  * writing a cell when the program is at its prompt, timeouts, abort signals,
- * interrupts (Ctrl-C until the prompt is back, and when the lock may be
- * released without one), the `awaiting_input` settle point (the program
- * blocked reading the terminal), settling a result and the last
- * {@link RETAINED_CELLS} results kept for `poll(id)`.
+ * interrupts (sending Ctrl-C is {@link Interrupter}'s job; what a cell that
+ * gets no prompt back becomes is decided here), the `awaiting_input` settle
+ * point (when is {@link InputChecks}' job), settling a result (built by
+ * {@link cellResult}) and the last {@link RETAINED_CELLS} results kept for
+ * `poll(id)`.
  *
  * How a cell ends, in one place: its frame ends (the detector saw the
  * prompt: {@link CellLifecycle.frameEnded}, `done`), it times out
@@ -143,7 +133,7 @@ export class CellLifecycle {
   run(code: string, options: CellOptions | undefined): Promise<CellResult> {
     const run = this.#createRun(code, options);
     if (!run.options.untilInput) return run.cell.result;
-    return nextSettlePoint(run, this.#lock === run, true);
+    return run.nextSettlePoint(this.#lock === run, true);
   }
 
   /** Input typed outside the cell's code (`write`): a submitting key typed between cells means a command runs until its prompt. */
@@ -154,7 +144,7 @@ export class CellLifecycle {
 
   /** Output arrived or input was typed: a cell that was awaiting input runs again. */
   resume(): void {
-    if (this.#lock?.status === "awaiting_input") setStatus(this.#lock, "running");
+    if (this.#lock?.status === "awaiting_input") this.#lock.setStatus("running");
   }
 
   // ── How a cell ends ─────────────────────────────────────────────────
@@ -233,7 +223,7 @@ export class CellLifecycle {
       return Promise.resolve(last);
     }
     if (timeoutMs !== undefined && this.#lock === run && run.timer !== undefined) this.#armTimeout(run, timeoutMs);
-    return nextSettlePoint(run, this.#lock === run, untilInput);
+    return run.nextSettlePoint(this.#lock === run, untilInput);
   }
 
   /** Interrupts the lock holder (see `Session.interrupt`); `undefined` when no cell holds the lock. */
@@ -264,7 +254,7 @@ export class CellLifecycle {
         `session '${this.#options.name}' has no cell '${cellId}' (the last ${RETAINED_CELLS} cells are kept)`,
       );
     }
-    return cellSnapshot(run);
+    return run.snapshot();
   }
 
   // ── Starting a cell (inside) ────────────────────────────────────────
@@ -280,7 +270,7 @@ export class CellLifecycle {
       throw new SessionBusyError(this.#options.name, (this.#lock ?? holder).id, this.#state === "timed_out");
     }
     const queued = holder !== undefined;
-    const run = createCellRun(normalizedCode, normalized, queued);
+    const run = new CellRun(normalizedCode, normalized, queued);
     if (queued) {
       this.#queue.push(run);
       this.#host.emit({ type: "fired", cellId: run.id, status: "queued" });
@@ -296,7 +286,7 @@ export class CellLifecycle {
     this.#state = "busy";
     run.startedAt = new Date();
     run.startTime = performance.now();
-    setStatus(run, "running");
+    run.setStatus("running");
     this.#armTimeout(run, run.options.timeoutMs);
     if (run.unlisten === undefined) this.#watchAbort(run);
     this.#host.emit({ type: "fired", cellId: run.id, status: "running" });
@@ -392,7 +382,7 @@ export class CellLifecycle {
     run.timer?.clear();
     run.timer = undefined;
     const note = await this.#interrupts.stop(
-      { holdsLock: () => this.#lock === run, released: () => (this.#lock === run ? whenReleased(run) : Promise.resolve()) },
+      { holdsLock: () => this.#lock === run, released: () => (this.#lock === run ? run.whenReleased() : Promise.resolve()) },
       how.force === true,
     );
     if (this.#lock !== run) return undefined;
@@ -430,14 +420,14 @@ export class CellLifecycle {
   ): CellResult {
     if (run.result !== undefined) {
       // Already reported (a timeout that kept the lock): wake whoever waits for the lock.
-      wake(run, run.result);
+      run.wake(run.result);
       return run.result;
     }
     // The question of an `awaiting_input` cell is usually an unfinished line: shown after its output.
     const result = cellResult(run, status, frame, details, () => this.#output.partialLine);
     if (status === "awaiting_input") {
       run.inputResult = result;
-      setStatus(run, status);
+      run.setStatus(status);
       for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
       return result;
     }
@@ -451,7 +441,7 @@ export class CellLifecycle {
     this.#host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
     run.control.finish(result);
     for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
-    if (!how.keepFrame) wake(run, result);
+    if (!how.keepFrame) run.wake(result);
     return result;
   }
 

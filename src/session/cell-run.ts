@@ -19,20 +19,19 @@ export type NormalizedCellOptions = ReturnType<typeof normalizeCellOptions>;
 
 /**
  * One cell's record inside the session, from `fire()` to its result: what
- * the cell lifecycle reads and changes as the cell starts, runs and ends.
+ * the cell lifecycle reads and changes as the cell starts, runs and ends,
+ * and the callers waiting on it.
  *
  * @internal
  */
-export interface CellRun {
-  readonly id: string;
-  readonly code: string;
-  readonly options: NormalizedCellOptions;
-  /** The handle the caller holds. */
+export class CellRun {
+  readonly id = cellId();
+  /** The handle the caller holds; its output is the frame so far, then the result's. */
   readonly cell: Cell;
   /** What settles the handle and feeds its live consumers. */
   readonly control: CellControl;
-  startedAt: Date;
-  startTime: number;
+  startedAt = new Date();
+  startTime = performance.now();
   status: CellStatus;
   /** The final result, once settled. */
   result: CellResult | undefined;
@@ -44,11 +43,83 @@ export interface CellRun {
   /** Set while an interrupt waits for the prompt: the status the cell will settle with. */
   stopping: FinalCellStatus | undefined;
   /** Pending `run()`/`wait()` callers that also return on awaiting_input. */
-  inputWaiters: Array<Deferred<CellResult>>;
+  readonly inputWaiters: Array<Deferred<CellResult>> = [];
   /** Callers waiting for the cell to release the lock (a reported timeout keeps it). */
-  settleWaiters: Array<Deferred<CellResult>>;
+  readonly settleWaiters: Array<Deferred<CellResult>> = [];
   /** Stops watching the cell's abort signal. */
   unlisten: (() => void) | undefined;
+
+  /** A new cell, `queued` behind the lock holder or `running`. */
+  constructor(
+    readonly code: string,
+    readonly options: NormalizedCellOptions,
+    queued: boolean,
+  ) {
+    this.status = queued ? "queued" : "running";
+    let control!: CellControl;
+    this.cell = new Cell(
+      this.id,
+      code,
+      this.status,
+      () => this.result?.output ?? this.frame?.peek() ?? "",
+      (given) => {
+        control = given;
+      },
+    );
+    this.control = control;
+  }
+
+  /** Sets the cell's status and tells its handle. */
+  setStatus(status: CellStatus): void {
+    this.status = status;
+    this.control.setStatus(status);
+  }
+
+  /** Resolves everyone waiting for the cell to release the lock. */
+  wake(result: CellResult): void {
+    for (const waiter of this.settleWaiters.splice(0)) waiter.resolve(result);
+  }
+
+  /** Settles when the cell releases the lock (never rejects). */
+  whenReleased(): Promise<void> {
+    const released = defer<CellResult>();
+    this.settleWaiters.push(released);
+    return released.promise.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /**
+   * The cell's next settle point: its result (for a cell that reported a timeout and still holds
+   * the lock, `holdsLock`, the result once its frame ends), or with `untilInput` its
+   * `awaiting_input` snapshot if that comes first.
+   */
+  nextSettlePoint(holdsLock: boolean, untilInput: boolean): Promise<CellResult> {
+    const waiter = defer<CellResult>();
+    if (this.result !== undefined) {
+      if (!holdsLock) return Promise.resolve(this.result);
+      this.settleWaiters.push(waiter);
+      return waiter.promise;
+    }
+    if (untilInput && this.status === "awaiting_input" && this.inputResult !== undefined) return Promise.resolve(this.inputResult);
+    if (untilInput) this.inputWaiters.push(waiter);
+    this.cell.result.then(
+      (result) => waiter.resolve(result),
+      (error: unknown) => waiter.reject(error),
+    );
+    return waiter.promise;
+  }
+
+  /**
+   * What `poll()` shows of the cell: its status, and its output and exit code once it has a result
+   * (its `awaiting_input` snapshot while it waits for input).
+   */
+  snapshot(): CellSnapshot {
+    const result = this.result ?? (this.status === "awaiting_input" ? this.inputResult : undefined);
+    if (result === undefined) return { cellId: this.id, status: this.status };
+    return { cellId: this.id, status: this.status, output: result.output, exitCode: result.exitCode };
+  }
 }
 
 /** How a cell ended, beyond its status: what its detector (or the lifecycle) said. */
@@ -59,46 +130,6 @@ export interface SettleDetails {
   /** Lines at the frame's end that are not the cell's output (the prompt's). */
   readonly dropLines?: number | undefined;
   readonly decidedBy: DecidedBy;
-}
-
-/**
- * A new cell's record, `queued` behind the lock holder or `running`; its handle's output is the
- * frame so far, then the result's.
- *
- * @internal
- */
-export function createCellRun(code: string, options: NormalizedCellOptions, queued: boolean): CellRun {
-  const id = cellId();
-  let control!: CellControl;
-  const status = queued ? "queued" : "running";
-  const run: CellRun = {
-    id,
-    code,
-    options,
-    cell: new Cell(
-      id,
-      code,
-      status,
-      () => run.result?.output ?? run.frame?.peek() ?? "",
-      (given) => {
-        control = given;
-      },
-    ),
-    control: undefined as unknown as CellControl,
-    startedAt: new Date(),
-    startTime: performance.now(),
-    status,
-    result: undefined,
-    inputResult: undefined,
-    frame: undefined,
-    timer: undefined,
-    stopping: undefined,
-    inputWaiters: [],
-    settleWaiters: [],
-    unlisten: undefined,
-  };
-  (run as { control: CellControl }).control = control;
-  return run;
 }
 
 /**
@@ -155,64 +186,4 @@ export function releasedResult(earlier: CellResult, note: string): CellResult {
     decidedBy: "interrupt",
     output: earlier.output === "" ? note : `${earlier.output}\n${note}`,
   } as CellResult;
-}
-
-/**
- * What `poll()` shows of a cell: its status, and its output and exit code once it has a result
- * (its `awaiting_input` snapshot while it waits for input).
- *
- * @internal
- */
-export function cellSnapshot(run: CellRun): CellSnapshot {
-  const result = run.result ?? (run.status === "awaiting_input" ? run.inputResult : undefined);
-  if (result === undefined) return { cellId: run.id, status: run.status };
-  return { cellId: run.id, status: run.status, output: result.output, exitCode: result.exitCode };
-}
-
-/** Sets the cell's status and tells its handle. */
-export function setStatus(run: CellRun, status: CellStatus): void {
-  run.status = status;
-  run.control.setStatus(status);
-}
-
-/** Resolves everyone waiting for the cell to release the lock. */
-export function wake(run: CellRun, result: CellResult): void {
-  for (const waiter of run.settleWaiters.splice(0)) waiter.resolve(result);
-}
-
-/**
- * Settles when the cell releases the lock (never rejects).
- *
- * @internal
- */
-export function whenReleased(run: CellRun): Promise<void> {
-  const released = defer<CellResult>();
-  run.settleWaiters.push(released);
-  return released.promise.then(
-    () => undefined,
-    () => undefined,
-  );
-}
-
-/**
- * The cell's next settle point: its result (for a cell that reported a timeout while it still holds
- * the lock, `holdsLock`, the result once its frame ends), or with `untilInput` its `awaiting_input`
- * snapshot if that comes first.
- *
- * @internal
- */
-export function nextSettlePoint(run: CellRun, holdsLock: boolean, untilInput: boolean): Promise<CellResult> {
-  const waiter = defer<CellResult>();
-  if (run.result !== undefined) {
-    if (!holdsLock) return Promise.resolve(run.result);
-    run.settleWaiters.push(waiter);
-    return waiter.promise;
-  }
-  if (untilInput && run.status === "awaiting_input" && run.inputResult !== undefined) return Promise.resolve(run.inputResult);
-  if (untilInput) run.inputWaiters.push(waiter);
-  run.cell.result.then(
-    (result) => waiter.resolve(result),
-    (error: unknown) => waiter.reject(error),
-  );
-  return waiter.promise;
 }
