@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { FrameDetector } from "../../src/detect/types.js";
+import { InputChecks } from "../../src/session/input-checks.js";
+
+// "Is the program waiting for input?", without a PTY: the host answers for
+// the program (is it blocked reading the terminal, when it last printed) and
+// time runs on a fake clock. Real programs waiting for input (read, python's
+// input(), a password prompt) are proven on real PTYs in
+// test/session/awaiting-input.test.ts.
+
+interface Options {
+  /** What the host says about the program reading the terminal. */
+  waiting?: () => boolean | undefined;
+  /** No program (it has no pid): nothing is checked. */
+  noProgram?: boolean;
+  /** A cell over ssh or in a container. */
+  remote?: boolean;
+}
+
+function harness({ waiting = () => true, noProgram = false, remote = false }: Options = {}) {
+  const detector: FrameDetector = { name: "stub", feed: () => undefined, ...(remote ? { interruptByKey: () => true } : {}) };
+  const output = { lastOutputAt: 0 };
+  let processChecks = 0;
+  const checks = new InputChecks(
+    detector,
+    {
+      pid: () => (noProgram ? undefined : 4_000_000),
+      waitingForInput: waiting,
+      checkProcesses: () => {
+        processChecks++;
+      },
+    },
+    output,
+  );
+  let running = true;
+  const awaitingInput = vi.fn(() => {
+    running = false;
+  });
+  return {
+    checks,
+    awaitingInput,
+    /** Starts checking a cell that runs until it settles awaiting input (or `settle()`). */
+    start() {
+      checks.start({ running: () => running, awaitingInput });
+    },
+    /** The cell settled some other way (its prompt came back). */
+    settle() {
+      running = false;
+    },
+    print() {
+      output.lastOutputAt = performance.now();
+    },
+    processChecks: () => processChecks,
+  };
+}
+
+/** Fake timers, performance.now() included. */
+function useFakeTime(): void {
+  vi.useFakeTimers({
+    toFake: ["setTimeout", "setInterval", "clearTimeout", "clearInterval", "setImmediate", "clearImmediate", "performance", "Date"],
+  });
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("InputChecks: a program blocked reading the terminal", () => {
+  it("settles the cell awaiting input once quiet for a moment, and only once", async () => {
+    useFakeTime();
+    const h = harness({ waiting: () => true });
+    h.start();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(h.awaitingInput).not.toHaveBeenCalled(); // typed just now: not quiet yet
+    await vi.advanceTimersByTimeAsync(200);
+    expect(h.awaitingInput).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(h.awaitingInput).toHaveBeenCalledTimes(1);
+  });
+
+  it("does not while the program keeps printing", async () => {
+    useFakeTime();
+    const h = harness({ waiting: () => true });
+    h.start();
+    for (let elapsed = 0; elapsed < 2_000; elapsed += 50) {
+      h.print();
+      await vi.advanceTimersByTimeAsync(50);
+    }
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+  });
+
+  it("does not for a quiet program that is not reading (a long computation, sleep)", async () => {
+    useFakeTime();
+    const h = harness({ waiting: () => false });
+    h.start();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+  });
+
+  it("input typed since restarts the quiet", async () => {
+    useFakeTime();
+    const h = harness({ waiting: () => true });
+    h.start();
+    for (let elapsed = 0; elapsed < 1_000; elapsed += 100) {
+      h.checks.noteInput();
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(250);
+    expect(h.awaitingInput).toHaveBeenCalledTimes(1);
+  });
+
+  it("does not settle a cell that settled otherwise meanwhile", async () => {
+    useFakeTime();
+    const h = harness({ waiting: () => true });
+    h.start();
+    h.settle();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+  });
+
+  it("checks nothing after stop(), nor without a program", async () => {
+    useFakeTime();
+    const stopped = harness({ waiting: () => true });
+    stopped.start();
+    stopped.checks.stop();
+    const none = harness({ waiting: () => true, noProgram: true });
+    none.start();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(stopped.awaitingInput).not.toHaveBeenCalled();
+    expect(none.awaitingInput).not.toHaveBeenCalled();
+    none.checks.stop();
+  });
+});
+
+describe("InputChecks: where the terminal's reader cannot be seen", () => {
+  it("without /proc, a long quiet alone decides", async () => {
+    useFakeTime();
+    const h = harness({ waiting: () => undefined });
+    h.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(600);
+    expect(h.awaitingInput).toHaveBeenCalledTimes(1);
+  });
+
+  it("over ssh, the local ssh reading the terminal says nothing: a long quiet decides", async () => {
+    useFakeTime();
+    const reading = vi.fn(() => true);
+    const h = harness({ waiting: reading, remote: true });
+    h.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(600);
+    expect(h.awaitingInput).toHaveBeenCalledTimes(1);
+    expect(reading).not.toHaveBeenCalled();
+  });
+});
+
+describe("InputChecks: the fork-bomb guard rides the same timer", () => {
+  it("counts the terminal's processes every half second while a cell runs, and stops with the checks", async () => {
+    useFakeTime();
+    const h = harness({ waiting: () => false });
+    h.start();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(h.processChecks()).toBe(4);
+    h.checks.stop();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(h.processChecks()).toBe(4);
+  });
+});
