@@ -16,6 +16,9 @@ const HARDENED_ENV: Readonly<Record<string, string>> = Object.freeze({
   PYTHON_BASIC_REPL: "1",
 });
 
+/** Variables that describe the parent's terminal, not ours. */
+const PARENT_TERMINAL_ENV = ["COLUMNS", "LINES", "TMUX", "TMUX_PANE", "STY", "WINDOW", "TERMCAP", "WINDOWID"] as const;
+
 /**
  * The program's environment: `process.env` (unless `extend` is false), then the given values (which
  * win; `undefined` removes one), `TERM=xterm-256color` and a UTF-8 locale
@@ -27,15 +30,14 @@ export function buildEnvironment(
   harden: boolean,
   extend = true,
 ): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(extend ? process.env : {})) {
-    if (value !== undefined) env[key] = value;
-  }
-  // Variables that describe the parent's terminal, not ours.
-  for (const key of ["COLUMNS", "LINES", "TMUX", "TMUX_PANE", "STY", "WINDOW", "TERMCAP", "WINDOWID"]) delete env[key];
+  // One copy of process.env (its values are always strings): each read of it makes new strings, and
+  // what a spawn allocates is what an idle session's young generation keeps resident.
+  const env: Record<string, string> = extend ? ({ ...process.env } as Record<string, string>) : {};
+  for (const key of PARENT_TERMINAL_ENV) if (env[key] !== undefined) delete env[key];
   if (harden) Object.assign(env, HARDENED_ENV);
   if (env["TERM"] === undefined || env["TERM"] === "" || env["TERM"] === "dumb") env["TERM"] = "xterm-256color";
-  for (const [key, value] of Object.entries(given)) {
+  for (const key of Object.keys(given)) {
+    const value = given[key];
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
@@ -121,8 +123,21 @@ export function resolveCommand(command: string, path: string | undefined): strin
   }
   for (const dir of (path ?? "").split(delimiter)) {
     if (dir === "") continue;
-    const candidate = join(dir, command);
+    const candidate = isPlainAbsoluteDir(dir) ? `${dir}/${command}` : join(dir, command);
     if (isExecutable(candidate)) return candidate;
   }
   throw new SpawnError("ERR_SPAWN", command, `cannot start '${command}': command not found on PATH; install it or pass its full path`);
+}
+
+/** A directory whose `join` with a name is plain concatenation (absolute, nothing to normalize): most PATH entries. */
+function isPlainAbsoluteDir(dir: string): boolean {
+  return (
+    dir.startsWith("/") &&
+    !dir.endsWith("/") &&
+    !dir.endsWith("/.") &&
+    !dir.endsWith("/..") &&
+    !dir.includes("//") &&
+    !dir.includes("/./") &&
+    !dir.includes("/../")
+  );
 }
