@@ -37,6 +37,22 @@ describe("LineAssembler", () => {
     expect(assemble(["a\r", "\nb\r\n"]).lines).toEqual(["a", "b"]);
   });
 
+  it("a chunk cut between CR and LF stays on the plain path, and a CR at a chunk's end still returns the cursor", () => {
+    const assembler = new LineAssembler();
+    const lines: string[] = [];
+    const sink = { line: (text: string) => lines.push(text), segment: () => {}, mark: () => {} };
+    assembler.push("1\r\n2\r\n3\r", sink);
+    expect(assembler.lastPushPlain).toBe(true);
+    expect(assembler.partialLine).toBe("3");
+    assembler.push("\n4\r", sink);
+    expect(assembler.lastPushPlain).toBe(true);
+    expect(lines).toEqual(["1", "2", "3"]);
+    assembler.push("X\r\n", sink); // the held CR goes back in front: X overwrites 4
+    expect(lines).toEqual(["1", "2", "3", "X"]);
+    expect(assemble(["progress 10%\r", "progress 20%\r", "done\r\n"]).lines).toEqual(["doneress 20%"]);
+    expect(assemble(["one\r", "\r\n"]).lines).toEqual(["one"]);
+  });
+
   it("removes colour and other CSI sequences", () => {
     expect(assemble(["\x1b[1;31mred\x1b[0m and \x1b[38;5;208mmore\x1b[m\r\n"]).lines).toEqual(["red and more"]);
   });
