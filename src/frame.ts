@@ -1,4 +1,4 @@
-import { CappedText } from "./internal/capped-text.js";
+import { CappedText, concat } from "./internal/capped-text.js";
 import { RawStore } from "./internal/raw-store.js";
 
 /** The marker line put in place of the middle of a truncated output. */
@@ -115,15 +115,21 @@ export class FrameCollector {
 
   /** The output so far, uncut. */
   peek(): string {
-    return trimFinalNewline(this.#output.peek() + this.#pieces.join(""));
+    const text = this.#output.peek() + this.#pieces.join("");
+    return text.endsWith("\n") ? text.slice(0, -1) : text;
   }
 
+  /**
+   * The frame's output, without its final newline and the last `dropLines`
+   * lines. A long output is not copied: it is handed over as the rope of the
+   * pieces it was held in (see `CappedText`), and its raw text refers to them.
+   */
   finish(dropLines = 0): FrameOutput {
     this.flush();
-    const output = this.#output.finish(omittedMarker);
-    const raw = this.#raw.finish(output.truncated ? undefined : output.text, omittedMarker);
+    const output = this.#output.finishPieces(omittedMarker);
+    const raw = this.#raw.finish(output.truncated ? undefined : output.pieces, omittedMarker);
     return {
-      output: dropTrailingLines(trimFinalNewline(output.text), dropLines),
+      output: concat(dropTrailingLines(trimFinalNewline(output.pieces), dropLines)),
       truncated: output.truncated,
       omittedBytes: output.omittedBytes,
       raw: raw.text,
@@ -132,15 +138,49 @@ export class FrameCollector {
   }
 }
 
-function trimFinalNewline(text: string): string {
-  return text.endsWith("\n") ? text.slice(0, -1) : text;
+/** Where the text of `pieces` ends: before `end` characters of piece `index`. */
+interface PiecesEnd {
+  readonly index: number;
+  readonly end: number;
 }
 
-function dropTrailingLines(text: string, count: number): string {
-  let end = text.length;
-  for (let dropped = 0; dropped < count && end > 0; dropped++) {
-    const newline = text.lastIndexOf("\n", end - 1);
-    end = newline === -1 ? 0 : newline;
+/** `pieces` up to `at`, sharing the pieces before it. */
+function piecesUpTo(pieces: readonly string[], at: PiecesEnd): readonly string[] {
+  const last = pieces[at.index];
+  if (last === undefined) return [];
+  if (at.end === last.length && at.index === pieces.length - 1) return pieces;
+  return [...pieces.slice(0, at.index), last.slice(0, at.end)];
+}
+
+/** The end of `pieces`, the empty ones at the end left out. */
+function lastEnd(pieces: readonly string[]): PiecesEnd {
+  let index = pieces.length - 1;
+  while (index > 0 && pieces[index] === "") index--;
+  return { index, end: pieces[index]?.length ?? 0 };
+}
+
+function trimFinalNewline(pieces: readonly string[]): readonly string[] {
+  const at = lastEnd(pieces);
+  const last = pieces[at.index];
+  if (last === undefined || !last.endsWith("\n")) return pieces;
+  return piecesUpTo(pieces, { index: at.index, end: at.end - 1 });
+}
+
+function dropTrailingLines(pieces: readonly string[], count: number): readonly string[] {
+  if (count <= 0) return pieces;
+  let { index, end } = lastEnd(pieces);
+  for (let dropped = 0; dropped < count && (end > 0 || index > 0);) {
+    const newline = end > 0 ? (pieces[index] as string).lastIndexOf("\n", end - 1) : -1;
+    if (newline !== -1) {
+      end = newline;
+      dropped++;
+    } else if (index === 0) {
+      end = 0;
+      dropped++;
+    } else {
+      index--;
+      end = (pieces[index] as string).length;
+    }
   }
-  return text.slice(0, end);
+  return piecesUpTo(pieces, { index, end });
 }

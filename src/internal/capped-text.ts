@@ -5,29 +5,38 @@ export interface CappedTextResult {
   readonly omittedBytes: number;
 }
 
-/** Up to this many bytes the head is kept as strings; past it, as UTF-8 bytes outside the JS heap. */
+/** Up to this many bytes the head is kept as the strings appended; past it, through a staging buffer. */
 const HEAD_PIECES_BYTES = 64 * 1024;
-/** How much the head's buffer grows when full. */
-const GROWTH = 4;
+/**
+ * The staging buffer's size. Full, it becomes one string; Node keeps a
+ * Latin-1 (ASCII) string this long outside the JS heap (over ~1,008 kB).
+ */
+const STAGE_BYTES = 1 << 20;
 
 /**
  * Accumulates text up to a byte budget, keeping the head and the tail (half
  * the budget each) and counting what fell out of the middle. Memory stays
  * bounded whatever is appended.
  *
- * A long head is kept as UTF-8 bytes in a buffer outside the JS heap: a
- * 15 MB output kept whole is held once, as bytes, instead of as thousands of
- * strings the garbage collector copies from generation to generation (and
- * grows its young generation for: tens of MB of resident memory).
+ * A long head is held once: the text appended is copied as UTF-8 into a
+ * 1 MB staging buffer, and each time that fills, its bytes become one string
+ * (outside the JS heap when ASCII) and the buffer is reused. The result is
+ * those strings concatenated, which V8 does without copying (a rope): a
+ * 15 MB output kept whole costs 15 MB, not thousands of strings the garbage
+ * collector copies from generation to generation, nor a buffer and its
+ * decoded copy side by side. {@link CappedText.finishPieces} hands the
+ * pieces themselves to a caller that trims or slices the text.
  */
 export class CappedText {
   readonly #maxBytes: number;
   readonly #half: number;
-  /** The head while short (strings), or once cut (one string). */
+  /** The head, in order, but for what sits in the stage (after it); once cut, one string. */
   #head: string[] = [];
-  /** The head once long, as bytes: `#headBytes` of them are used. */
-  #headBuffer: Buffer | undefined;
-  #headAscii = true;
+  /** Whether the head went past {@link HEAD_PIECES_BYTES}: #head then holds the stage's full loads. */
+  #long = false;
+  #stage: Buffer | undefined;
+  #stageBytes = 0;
+  #stageAscii = true;
   #headBytes = 0;
   #tail: string[] = [];
   #tailBytes = 0;
@@ -69,42 +78,59 @@ export class CappedText {
 
   #appendHead(text: string, bytes: number): void {
     const used = this.#headBytes + bytes;
-    if (this.#headBuffer === undefined && used <= HEAD_PIECES_BYTES) {
-      this.#head.push(text);
-      this.#headBytes = used;
-      return;
-    }
-    let buffer = this.#headBuffer;
-    if (buffer === undefined || buffer.length < used) {
-      // Grows fourfold: few copies, and few outgrown buffers left for the GC (they were written, so
-      // they are resident until it frees them). Memory never written is not resident.
-      const size = Math.min(this.#maxBytes, Math.max(used, (buffer?.length ?? HEAD_PIECES_BYTES) * GROWTH));
-      const grown = Buffer.allocUnsafeSlow(size);
-      if (buffer !== undefined) buffer.copy(grown, 0, 0, this.#headBytes);
-      else this.#writeHead(grown, this.#head.join(""), 0);
-      this.#head = [];
-      this.#headBuffer = buffer = grown;
-    }
-    this.#writeHead(buffer, text, this.#headBytes);
     this.#headBytes = used;
-  }
-
-  #writeHead(buffer: Buffer, text: string, offset: number): void {
-    const bytes = Buffer.byteLength(text);
-    // ASCII (as many bytes as characters) is copied as is; the rest is encoded.
-    if (bytes === text.length) buffer.write(text, offset, bytes, "latin1");
-    else {
-      buffer.write(text, offset, bytes, "utf8");
-      this.#headAscii = false;
+    if (!this.#long) {
+      if (used <= HEAD_PIECES_BYTES) {
+        this.#head.push(text);
+        return;
+      }
+      this.#long = true;
+      const short = this.#head.join("");
+      this.#head = [];
+      this.#stageWrite(short, Buffer.byteLength(short));
     }
+    this.#stageWrite(text, bytes);
   }
 
-  /** The head as one string (the pieces are joined once, not held beside their joined text). */
+  #stageWrite(text: string, bytes: number): void {
+    if (this.#stageBytes + bytes > STAGE_BYTES) {
+      this.#seal();
+      if (bytes > STAGE_BYTES) {
+        this.#head.push(text);
+        return;
+      }
+    }
+    const stage = (this.#stage ??= Buffer.allocUnsafeSlow(STAGE_BYTES));
+    // ASCII (as many bytes as characters) is copied as is; the rest is encoded.
+    if (bytes === text.length) stage.write(text, this.#stageBytes, bytes, "latin1");
+    else {
+      stage.write(text, this.#stageBytes, bytes, "utf8");
+      this.#stageAscii = false;
+    }
+    this.#stageBytes += bytes;
+  }
+
+  /** What the stage holds, as text. */
+  #staged(): string {
+    const stage = this.#stage;
+    if (stage === undefined || this.#stageBytes === 0) return "";
+    return stage.toString(this.#stageAscii ? "latin1" : "utf8", 0, this.#stageBytes);
+  }
+
+  /** The stage's bytes become a piece of the head (at character boundaries: whole appends are staged). */
+  #seal(): void {
+    if (this.#stageBytes === 0) return;
+    this.#head.push(this.#staged());
+    this.#stageBytes = 0;
+    this.#stageAscii = true;
+  }
+
+  /** The head as one string (copied: see {@link CappedText.finishPieces} for the text without a copy). */
   #headText(): string {
-    const buffer = this.#headBuffer;
-    if (buffer !== undefined) return buffer.toString(this.#headAscii ? "latin1" : "utf8", 0, this.#headBytes);
-    if (this.#head.length > 1) this.#head = [this.#head.join("")];
-    return this.#head[0] ?? "";
+    const staged = this.#staged();
+    if (!this.#long && this.#head.length > 1) this.#head = [this.#head.join("")];
+    const head = this.#head.length === 1 ? (this.#head[0] as string) : this.#head.join("");
+    return staged === "" ? head : head + staged;
   }
 
   // The head would go over budget: keep the first half of everything so far (this text included),
@@ -112,7 +138,9 @@ export class CappedText {
   #overflow(text: string): void {
     this.#overflowed = true;
     const whole = this.#headText() + text;
-    this.#headBuffer = undefined;
+    this.#long = false;
+    this.#stage = undefined;
+    this.#stageBytes = 0;
     const head = sliceBytes(whole, this.#half);
     this.#head = [head];
     this.#headBytes = Buffer.byteLength(head);
@@ -129,16 +157,19 @@ export class CappedText {
 
   /** The last `maxChars` characters appended (within what is kept). */
   tail(maxChars: number): string {
-    const buffer = this.#headBuffer;
-    if (!this.#overflowed && buffer !== undefined) {
+    if (this.#overflowed) return lastChars(this.#tail.join(""), maxChars);
+    const stage = this.#stage;
+    let kept = "";
+    if (stage !== undefined && this.#stageBytes > 0) {
       // The last characters only: at most 4 bytes each, and a character cut at the start is dropped.
-      let from = Math.max(0, this.#headBytes - maxChars * 4);
-      while (from > 0 && ((buffer[from] as number) & 0xc0) === 0x80) from++;
-      const kept = buffer.toString("utf8", from, this.#headBytes);
-      return kept.length > maxChars ? kept.slice(kept.length - maxChars) : kept;
+      let from = Math.max(0, this.#stageBytes - maxChars * 4);
+      while (from > 0 && ((stage[from] as number) & 0xc0) === 0x80) from++;
+      kept = stage.toString("utf8", from, this.#stageBytes);
     }
-    const kept = this.#overflowed ? this.#tail.join("") : this.#headText();
-    return kept.length > maxChars ? kept.slice(kept.length - maxChars) : kept;
+    for (let index = this.#head.length - 1; index >= 0 && kept.length < maxChars; index--) {
+      kept = lastChars(this.#head[index] as string, maxChars - kept.length) + kept;
+    }
+    return lastChars(kept, maxChars);
   }
 
   /**
@@ -146,8 +177,24 @@ export class CappedText {
    * whole lines and joined by `marker(omittedBytes)`.
    */
   finish(marker: (omittedBytes: number) => string): CappedTextResult {
+    const { pieces, truncated, omittedBytes } = this.finishPieces(marker);
+    return { text: concat(pieces), truncated, omittedBytes };
+  }
+
+  /**
+   * {@link CappedText.finish}, with the text as the pieces it is held in
+   * (their concatenation is the text; one piece unless it is long), so that
+   * a caller can trim or slice it without copying it whole. Frees the
+   * staging buffer; appending after it is allowed.
+   */
+  finishPieces(marker: (omittedBytes: number) => string): CappedTextPieces {
+    if (!this.#overflowed) {
+      if (!this.#long) return { pieces: [this.#headText()], truncated: false, omittedBytes: 0 };
+      this.#seal();
+      this.#stage = undefined;
+      return { pieces: [...this.#head], truncated: false, omittedBytes: 0 };
+    }
     const head = this.#headText();
-    if (!this.#overflowed) return { text: head, truncated: false, omittedBytes: 0 };
     let tail = this.#tail.join("");
     const tailLimit = sliceBytesFromEnd(tail, this.#half);
     tail = tail.slice(tail.length - tailLimit.length);
@@ -159,11 +206,29 @@ export class CappedText {
     const omittedBytes = this.#totalBytes - Buffer.byteLength(keptHead) - Buffer.byteLength(tail);
     const separator = keptHead === "" || keptHead.endsWith("\n") ? "" : "\n";
     return {
-      text: `${keptHead}${separator}${marker(omittedBytes)}\n${tail}`,
+      pieces: [`${keptHead}${separator}${marker(omittedBytes)}\n${tail}`],
       truncated: true,
       omittedBytes,
     };
   }
+}
+
+/** The text of {@link CappedText.finishPieces}: `pieces` concatenated. */
+export interface CappedTextPieces {
+  readonly pieces: readonly string[];
+  readonly truncated: boolean;
+  readonly omittedBytes: number;
+}
+
+/** The pieces as one string, without copying them (V8 makes a rope; it is flattened once, if ever, where it is read). */
+export function concat(pieces: readonly string[]): string {
+  let text = "";
+  for (const piece of pieces) text += piece;
+  return text;
+}
+
+function lastChars(text: string, maxChars: number): string {
+  return text.length > maxChars ? text.slice(text.length - maxChars) : text;
 }
 
 /** The longest prefix of `text` that fits in `maxBytes` of UTF-8. */

@@ -106,10 +106,11 @@ export class RawStore {
    * The raw text so far, or, when part of it is kept as ranges, a function
    * that builds it (and may be called later: what it needs is kept now),
    * with the bytes left out once over the cap. `clean` is the clean output
-   * so far, when the caller has it at hand.
+   * so far when the caller has it at hand, as the pieces whose
+   * concatenation it is (a long one is not copied whole to be sliced).
    */
   finish(
-    clean: string | undefined,
+    clean: readonly string[] | undefined,
     marker: (omittedBytes: number) => string,
   ): { readonly text: string | (() => string); readonly omittedBytes: number } {
     this.#close();
@@ -124,10 +125,12 @@ export class RawStore {
       return { text, omittedBytes: 0 };
     }
     const kept = [...segments];
-    const cleanText = clean ?? this.#clean();
+    const pieces = clean ?? [this.#clean()];
     return {
-      text: () =>
-        kept.map((segment) => (typeof segment === "string" ? segment : toRaw(cleanText.slice(segment.start, segment.end)))).join(""),
+      text: () => {
+        const slice = slicer(pieces);
+        return kept.map((segment) => (typeof segment === "string" ? segment : toRaw(slice(segment.start, segment.end)))).join("");
+      },
       omittedBytes: 0,
     };
   }
@@ -164,6 +167,36 @@ export class RawStore {
     this.#capped = capped;
     this.#segments = undefined;
   }
+}
+
+/**
+ * Slices the text that `pieces` concatenated make, without concatenating
+ * them; ranges are asked for in order (from one range to the next, the
+ * piece is looked for from where the last one ended).
+ */
+function slicer(pieces: readonly string[]): (start: number, end: number) => string {
+  let index = 0;
+  let offset = 0; // where piece `index` starts
+  return (start, end) => {
+    if (start < offset) {
+      index = 0;
+      offset = 0;
+    }
+    while (index < pieces.length - 1 && offset + (pieces[index] as string).length <= start) {
+      offset += (pieces[index] as string).length;
+      index++;
+    }
+    const piece = pieces[index] ?? "";
+    if (end - offset <= piece.length) return piece.slice(start - offset, end - offset);
+    let text = piece.slice(start - offset);
+    let at = offset + piece.length;
+    for (let next = index + 1; next < pieces.length && at < end; next++) {
+      const following = pieces[next] as string;
+      text += following.slice(0, end - at);
+      at += following.length;
+    }
+    return text;
+  };
 }
 
 /** A copy of `text` that does not keep the string it was sliced from alive. */

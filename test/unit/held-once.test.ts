@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { FrameCollector } from "../../src/frame.js";
 import { CappedText } from "../../src/internal/capped-text.js";
 import { RawStore } from "../../src/internal/raw-store.js";
 import { LineAssembler } from "../../src/terminal/line-assembler.js";
@@ -52,7 +53,7 @@ describe("RawStore: raw text not held twice", () => {
       store.mirror(chunk, 0, chunk.length, clean.length, clean.length + text.length);
       clean += text;
     }
-    const raw = store.finish(clean, marker);
+    const raw = store.finish([clean], marker);
     expect(typeof raw.text).toBe("function");
     expect(built(raw.text)).toBe(chunks.join(""));
   });
@@ -63,7 +64,7 @@ describe("RawStore: raw text not held twice", () => {
     const chunk = numbered(1, 300); // LF only
     store.append(chunk);
     store.mirror(chunk, 0, chunk.length, 0, clean.length);
-    const raw = store.finish(clean, marker);
+    const raw = store.finish([clean], marker);
     expect(typeof raw.text).toBe("string");
     expect(built(raw.text)).toBe(chunk);
   });
@@ -93,7 +94,7 @@ describe("RawStore: raw text not held twice", () => {
       store.mirror(chunk, 0, chunk.length, clean.length, clean.length + text.length);
       clean += text;
     }
-    const raw = store.finish(clean, marker);
+    const raw = store.finish([clean], marker);
     const want = reference.finish(marker);
     expect(built(raw.text)).toBe(want.text);
     expect(raw.omittedBytes).toBe(want.omittedBytes);
@@ -145,5 +146,55 @@ describe("Transcript kept as bytes", () => {
     transcript.append(numbered(1, 600_000));
     expect(transcript.lastLines(2)).toBe("599999\n600000");
     expect(transcript.lastLines(10_000_000)).not.toContain("first");
+  });
+});
+
+describe("FrameCollector: a long output handed over without a copy", () => {
+  const trimmed = (text: string, dropLines: number) => {
+    let rest = text.endsWith("\n") ? text.slice(0, -1) : text;
+    for (let dropped = 0; dropped < dropLines && rest !== ""; dropped++) rest = rest.slice(0, Math.max(0, rest.lastIndexOf("\n")));
+    return rest;
+  };
+
+  it("gives the output and raw text exactly, final newline and dropped lines across the pieces it is held in", () => {
+    // 10,485 lines of 100 bytes fill the 1 MB staging buffer but for 76 bytes: what follows starts a new piece.
+    const line = (index: number) => `${String(index).padStart(98, "0")} \n`.slice(-100);
+    for (const last of ["", "\n", "x", "x\n", "\n\n", "é€😀\ny\n"]) {
+      for (const dropLines of [0, 1, 2, 3]) {
+        const frame = new FrameCollector(64 << 20);
+        let whole = "";
+        for (let index = 0; index < 10_485; index++) {
+          const text = line(index);
+          frame.appendRaw(text.replace("\n", "\r\n"));
+          frame.add(text);
+          frame.flush();
+          whole += text;
+        }
+        frame.appendRaw(last.replaceAll("\n", "\r\n"));
+        frame.add(last);
+        whole += last;
+        const finished = frame.finish(dropLines);
+        expect(finished.output).toBe(trimmed(whole, dropLines));
+        expect(built(finished.raw)).toBe(whole.replaceAll("\n", "\r\n"));
+        expect(finished.truncated).toBe(false);
+      }
+    }
+  });
+
+  it("a multi-megabyte output of multi-byte text and its mirrored raw text come back exactly", () => {
+    const frame = new FrameCollector(64 << 20);
+    let whole = "";
+    for (let index = 0; index < 10_000; index++) {
+      const chunk = numbered(index * 30, index * 30 + 29, " é€😀\r\n");
+      const clean = chunk.replaceAll("\r\n", "\n");
+      frame.appendRaw(chunk);
+      frame.addMirrored(clean, chunk, 0, chunk.length);
+      frame.flush();
+      whole += chunk;
+    }
+    const finished = frame.finish();
+    expect(finished.output).toBe(whole.replaceAll("\r\n", "\n").slice(0, -1));
+    expect(typeof finished.raw).toBe("function");
+    expect(built(finished.raw)).toBe(whole);
   });
 });
