@@ -354,3 +354,41 @@ describe("CellLifecycle: the program exits, results are kept", () => {
     expect(await h.cells.wait(undefined, false)).toBe(r);
   });
 });
+
+describe("CellLifecycle: after an interrupt", () => {
+  it("a queued cell is typed only once the program has taken in the Ctrl-C (quiet and reading)", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "setInterval", "clearTimeout", "clearInterval", "performance", "Date"] });
+    let reading = false;
+    const h = harness({ waiting: () => reading });
+    const a = h.cells.fire("sleep 100", undefined);
+    const b = h.cells.fire("echo b", { queue: true });
+    const interrupted = h.cells.interrupt(false);
+    await ticks();
+    h.print("sleep 100\r\n^C\r\n$ ");
+    expect((await a.result).status).toBe("interrupted");
+    await interrupted;
+    await vi.advanceTimersByTimeAsync(200);
+    expect(h.typed).not.toContain("echo b\r"); // the shell is not seen back at reading yet
+    expect(b.status).toBe("running");
+    reading = true;
+    await vi.advanceTimersByTimeAsync(40);
+    expect(h.typed.at(-1)).toBe("echo b\r");
+    h.answer("b");
+    expect((await b.result).output).toBe("b");
+  });
+
+  it("a cell that reported timeout and is then force-released is reported interrupted, the note after its output", async () => {
+    vi.useFakeTimers();
+    const h = harness({ waiting: () => false });
+    const cell = h.cells.fire("psql", { timeoutMs: 500 });
+    h.print("psql\r\nBEGIN\r\n");
+    vi.advanceTimersByTime(500);
+    expect((await cell.result).status).toBe("timeout");
+    const released = h.cells.interrupt(true);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const r = await released;
+    expect(r).toMatchObject({ status: "interrupted", decidedBy: "interrupt", exitCode: null });
+    expect(r?.output).toMatch(/^BEGIN\n\[agent-tty: interrupt\(\{ force: true \}\) released the session/);
+    expect(h.cells.state).toBe("idle");
+  });
+});
