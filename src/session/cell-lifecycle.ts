@@ -4,7 +4,6 @@ import { AgentTtyError, HumanControlError, SessionBusyError, SessionClosedError 
 import type { SessionEventFields } from "../events.js";
 import { FrameCollector } from "../frame.js";
 import { CappedMap } from "../internal/capped-map.js";
-import { defer } from "../internal/deferred.js";
 import { setLongTimeout } from "../internal/long-timeout.js";
 import { normalizeCellOptions, normalizeCode, type CellOptions } from "../options.js";
 import { CellRun, cellResult, releasedResult, type SettleDetails } from "./cell-run.js";
@@ -313,7 +312,6 @@ export class CellLifecycle {
     }
     run.frame = new FrameCollector(this.#options.maxOutputBytes);
     this.#output.startCell(run.code);
-    this.#inputs.noteInput();
     this.#host.write(bytes);
     this.#inputs.start({
       running: () => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined,
