@@ -1,5 +1,4 @@
 import { EventEmitter } from "eventemitter3";
-import pTimeout from "p-timeout";
 import type { Cell, CellResult, CellSnapshot } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import type { NestedProgram } from "./detect/nested.js";
@@ -251,14 +250,28 @@ export class Session {
       throw error;
     }
     try {
-      await pTimeout(this.#ready.promise, {
-        milliseconds: options.readyTimeoutMs,
-        message: new SpawnError(
-          "ERR_NOT_READY",
-          options.command,
-          `'${options.command}' did not become ready within ${options.readyTimeoutMs} ms (detector '${this.#detector.name}' saw no prompt); ` +
-            `raise readyTimeoutMs or pick a detector that matches its prompt`,
-        ),
+      // The error is made only if the wait runs out: a program that gets ready allocates none.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          reject(
+            new SpawnError(
+              "ERR_NOT_READY",
+              options.command,
+              `'${options.command}' did not become ready within ${options.readyTimeoutMs} ms (detector '${this.#detector.name}' saw no prompt); ` +
+                `raise readyTimeoutMs or pick a detector that matches its prompt`,
+            ),
+          );
+        }, options.readyTimeoutMs);
+        this.#ready.promise.then(
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        );
       });
     } catch (error) {
       const output = this.#readyFrame?.peek() ?? "";
