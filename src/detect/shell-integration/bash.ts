@@ -54,8 +54,13 @@ export function bashMarks(prefix: string): string[] {
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
     `__agent_tty_check() { [[ $PS1 == *${marked("D;")}*${marked("B")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
+    // There the prompts last checked are remembered, and a prompt only looks them up: bash handles
+    // strings a character at a time, and a hash lookup costs a quarter of the patterns above.
     "if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then " +
-      "(( ${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); PROMPT_COMMAND+=(__agent_tty_check); " +
+      "declare -gA __agent_tty_ok=(); " +
+      `__agent_tty_recheck() { __agent_tty_check; __agent_tty_ok=([".$PS1$PS2$PS0"]=1); }; ` +
+      "(( ${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); " +
+      "PROMPT_COMMAND+=('[[ ${__agent_tty_ok[.$PS1$PS2$PS0]-} ]] || __agent_tty_recheck'); " +
       'else PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_check"; fi',
   ];
 }

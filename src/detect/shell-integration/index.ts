@@ -147,7 +147,9 @@ class ShellIntegrationDetector implements FrameDetector {
   readonly removesEcho = true;
   readonly tracksPrompt = true;
   readonly markPrefix: string;
-  readonly #secret = randomBytes(12).toString("hex");
+  // 96 random bits, in base64url: every byte of a mark is work for the shell on each prompt (bash's
+  // line editor scans its prompt once per character), so the secret is written in 16 characters, not 24.
+  readonly #secret = randomBytes(12).toString("base64url");
   readonly #inBand: boolean;
   readonly #followNested: boolean;
   #tempDir: string | undefined;
