@@ -110,6 +110,21 @@ describe("InputChecks: a program blocked reading the terminal", () => {
     expect(h.awaitingInput).toHaveBeenCalledTimes(1);
   });
 
+  it("output read just after the program was seen blocked (the prompt it printed before reading) means it was not waiting", async () => {
+    useFakeTime();
+    let printLate = (): void => undefined;
+    const h = harness({
+      waiting: () => {
+        setImmediate(() => printLate()); // already in the terminal, read on the event loop's next turn
+        return true;
+      },
+    });
+    printLate = () => h.print();
+    h.start();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+  });
+
   it("does not settle a cell that settled otherwise meanwhile", async () => {
     useFakeTime();
     const h = harness({ waiting: () => true });
