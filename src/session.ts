@@ -32,7 +32,7 @@ import {
 } from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
-import { isLinuxProcAvailable, listSessionProcesses, readCommandLine, readForeground } from "./pty/proc-state.js";
+import { isForegroundReading, isLinuxProcAvailable, listSessionProcesses, readCommandLine, readForeground } from "./pty/proc-state.js";
 import { terminalIsRaw } from "./pty/termios.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
 import { encodeKeys } from "./terminal/keys.js";
@@ -344,8 +344,13 @@ export class Session {
    * @throws {SessionBusyError} (rejects) another cell holds the lock; nothing was written.
    * @throws {SessionClosedError} (rejects) the session is closed or the program exited.
    */
-  async run(code: string, options?: CellOptions): Promise<CellResult> {
-    return this.#cells.run(code, options);
+  run(code: string, options?: CellOptions): Promise<CellResult> {
+    // Not `async`: the cell's own promise is handed back as it is, without a wrapper settling a turn later.
+    try {
+      return this.#cells.run(code, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -390,7 +395,7 @@ export class Session {
   #waitingForInput(): boolean | undefined {
     const pid = this.#pty?.pid;
     if (pid === undefined || !isLinuxProcAvailable()) return undefined;
-    return readForeground(pid)?.blockedOnTerminal === true;
+    return isForegroundReading(pid);
   }
 
   /**

@@ -85,16 +85,43 @@ export function isLinuxProcAvailable(): boolean {
  * it has no controlling terminal.
  */
 export function readForeground(shellPid: number): ForegroundInfo | undefined {
+  const shell = readShell(shellPid);
+  return shell === undefined ? undefined : foregroundOf(shell);
+}
+
+/**
+ * Whether the foreground process group of the terminal that `shellPid`
+ * controls is blocked reading it: {@link readForeground}'s
+ * `blockedOnTerminal`, made cheaper for the common case (the group's leader
+ * is the one reading: a shell or REPL at its prompt) by checking the leader
+ * before looking for the group's other members. `false` where `/proc`
+ * cannot tell or the process is gone.
+ */
+export function isForegroundReading(shellPid: number): boolean {
+  const shell = readShell(shellPid);
+  if (shell === undefined) return false;
+  const pgid = shell.tpgid;
+  const leader = pgid === shell.pid ? shell : readStat(`/proc/${pgid}`, true);
+  if (leader !== undefined && leader.pgrp === pgid && isBlockedOnTerminal(leader, shell.ttyNr)) return true;
+  return foregroundOf(shell, leader?.pgrp === pgid ? leader.pid : undefined)?.blockedOnTerminal === true;
+}
+
+/** The program the PTY started, if it is alive and has a controlling terminal. */
+function readShell(shellPid: number): ProcStat | undefined {
   if (!isLinuxProcAvailable() || !Number.isSafeInteger(shellPid) || shellPid <= 0) return undefined;
   const shell = readStat(`/proc/${shellPid}`, true);
-  if (shell === undefined || shell.tpgid <= 0 || shell.ttyNr === 0) return undefined;
+  return shell === undefined || shell.tpgid <= 0 || shell.ttyNr === 0 ? undefined : shell;
+}
+
+/** The terminal's foreground group as `shell` sees it; `checked`: a member already found not reading. */
+function foregroundOf(shell: ProcStat, checked?: number): ForegroundInfo | undefined {
   const pgid = shell.tpgid;
   let members = groupMembersBelow(shell, pgid);
   if (members === undefined || members.length === 0) members = scanProcesses((stat) => stat.pgrp === pgid);
   if (members.length === 0) return undefined;
   members.sort((a, b) => a.pid - b.pid);
 
-  const blocked = members.find((member) => isBlockedOnTerminal(member, shell.ttyNr));
+  const blocked = members.find((member) => member.pid !== checked && isBlockedOnTerminal(member, shell.ttyNr));
   const shown = blocked ?? members.find((member) => member.pid === pgid) ?? members[0];
   if (shown === undefined) return undefined;
   return {
@@ -127,11 +154,22 @@ function readStat(dir: string, kept = false): ProcStat | undefined {
   if (open < 0 || close < open) return undefined;
   // After ") ": state ppid pgrp session tty_nr tpgid flags minflt cminflt
   // majflt cmajflt utime stime cutime cstime priority nice num_threads …
-  const fields = text.slice(close + 2).split(" ");
+  const fields = text.slice(close + 2).split(" ", 18);
   const pid = Number(text.slice(0, open));
-  const numbers = [2, 3, 4, 5, 17].map((index) => Number(fields[index]));
-  if (!Number.isSafeInteger(pid) || numbers.some((value) => !Number.isSafeInteger(value))) return undefined;
-  const [pgrp = 0, session = 0, ttyNr = 0, tpgid = 0, threads = 1] = numbers;
+  const pgrp = Number(fields[2]);
+  const session = Number(fields[3]);
+  const ttyNr = Number(fields[4]);
+  const tpgid = Number(fields[5]);
+  const threads = Number(fields[17]);
+  if (
+    !Number.isSafeInteger(pid) ||
+    !Number.isSafeInteger(pgrp) ||
+    !Number.isSafeInteger(session) ||
+    !Number.isSafeInteger(ttyNr) ||
+    !Number.isSafeInteger(tpgid) ||
+    !Number.isSafeInteger(threads)
+  )
+    return undefined;
   return { pid, comm: text.slice(open + 1, close), state: fields[0] ?? "?", pgrp, session, ttyNr, tpgid, threads };
 }
 

@@ -57,6 +57,9 @@ export class OutputPipeline {
   readonly #typed = new PromptEcho();
   readonly #sink: LineSink;
   readonly #genericEcho: boolean;
+  /** The detector's marks (invisible OSC strings), left out of what the emulator parses: see `push`. */
+  readonly #markStart: string | undefined;
+  readonly #marks: RegExp | undefined;
   #screen: Screen | undefined;
   /** Answers to the program's terminal queries, made with the screen. */
   #queryAnswers: QueryAnswers | undefined;
@@ -88,6 +91,10 @@ export class OutputPipeline {
     this.#size = { ...size };
     this.#assembler = new LineAssembler(detector.markPrefix);
     this.#genericEcho = detector.removesEcho !== true;
+    if (detector.markPrefix !== undefined) {
+      this.#markStart = `\x1b]${detector.markPrefix}`;
+      this.#marks = new RegExp(`\x1b\\]${escapeRegExp(detector.markPrefix)}[^\x07\x1b]*(?:\x07|\x1b\\\\)`, "g");
+    }
     this.#sink = {
       line: (text) => this.#onLine(text),
       segment: (text) => this.#collect(text),
@@ -111,9 +118,12 @@ export class OutputPipeline {
     this.#lastOutputAt = performance.now();
     this.#host.raw(text);
     for (const stream of this.#rawStreams) stream.push(text);
-    this.#screenPending.push(text);
+    // A terminal shows nothing for the detector's marks: the emulator need not parse them (a whole mark
+    // only; one cut between reads goes as it is, and the emulator joins it up).
+    const shown = this.#markStart !== undefined && text.includes(this.#markStart) ? text.replace(this.#marks as RegExp, "") : text;
+    this.#screenPending.push(shown);
     this.#screenPendingPlain.push(false);
-    this.#screenPendingChars += text.length;
+    this.#screenPendingChars += shown.length;
     this.#queryAnswers?.noteOutput(text);
     if (text.includes("\x1b") && TERMINAL_QUERY.test(text)) {
       this.#syncScreen();
@@ -124,7 +134,7 @@ export class OutputPipeline {
     this.#assembler.push(text, this.#sink);
     // Plain text lets the screen skip the middle of a long burst without looking at it again.
     const last = this.#screenPending.length - 1;
-    if (this.#assembler.lastPushPlain && this.#screenPending[last] === text) this.#screenPendingPlain[last] = true;
+    if (this.#assembler.lastPushPlain && this.#screenPending[last] === shown) this.#screenPendingPlain[last] = true;
     this.#flush();
     const partial = this.#assembler.partialLine;
     if (partial !== "" && partial !== this.#lastPartial) {
@@ -438,4 +448,8 @@ export class OutputPipeline {
   dispose(): void {
     this.#screen?.dispose();
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -201,7 +201,13 @@ export class LineAssembler {
   #escapeString(text: string, start: number, isOsc: boolean, sink: LineSink): number {
     const bodyStart = start + 2;
     const limit = Math.min(text.length, bodyStart + MAX_ESCAPE_CHARS);
-    for (let index = bodyStart; index < limit; index++) {
+    // Only BEL and ESC end (or abort) the string: found by the engine's search, not per character
+    // (BEL is looked for before the next ESC only, so many strings in one chunk stay linear).
+    const esc = text.indexOf("\x1b", bodyStart);
+    const searchEnd = esc === -1 || esc > limit ? limit : esc;
+    const bel = text.slice(bodyStart, searchEnd).indexOf("\x07");
+    const index = bel !== -1 ? bodyStart + bel : esc !== -1 && esc < limit ? esc : -1;
+    if (index !== -1) {
       const code = text.charCodeAt(index);
       if (code === 0x1b && index + 1 < text.length && text.charCodeAt(index + 1) !== 0x5c) {
         // ESC that is not ST aborts the string and starts a sequence of its own. A terminal would
@@ -209,14 +215,12 @@ export class LineAssembler {
         this.#pushControl(text.slice(bodyStart, index), sink);
         return index;
       }
-      if (code === 0x07 || (code === 0x1b && text.charCodeAt(index + 1) === 0x5c)) {
-        if (isOsc && this.#markPrefix !== undefined) {
-          const body = text.slice(bodyStart, index);
-          if (body.startsWith(this.#markPrefix)) sink.mark(body);
-        }
-        return code === 0x07 ? index + 1 : index + 2;
-      }
       if (code === 0x1b && index + 1 >= text.length) return -1;
+      if (isOsc && this.#markPrefix !== undefined) {
+        const body = text.slice(bodyStart, index);
+        if (body.startsWith(this.#markPrefix)) sink.mark(body);
+      }
+      return code === 0x07 ? index + 1 : index + 2;
     }
     if (limit === text.length && limit - bodyStart < MAX_ESCAPE_CHARS) return -1;
     // Never terminated within reason: show what follows instead of swallowing it.

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type ForegroundInfo, isLinuxProcAvailable, listSessionProcesses, readForeground } from "../../src/pty/proc-state.js";
+import {
+  type ForegroundInfo,
+  isForegroundReading,
+  isLinuxProcAvailable,
+  listSessionProcesses,
+  readCommandLine,
+  readForeground,
+} from "../../src/pty/proc-state.js";
 import { type RawPty, startPty } from "../helpers/raw-pty.js";
 import { waitFor } from "../helpers/wait-for.js";
 
@@ -21,16 +28,18 @@ async function run(shell: RawPty, line: string): Promise<void> {
 function blockedIn(shell: RawPty, command: RegExp): () => ForegroundInfo | undefined {
   return () => {
     const info = readForeground(shell.pid);
-    return info?.blockedOnTerminal === true && command.test(info.command) ? info : undefined;
+    // The cheap check says the same of a program that waits for input.
+    return info?.blockedOnTerminal === true && command.test(info.command) && isForegroundReading(shell.pid) ? info : undefined;
   };
 }
 
-/** Samples the foreground for a while; every sample must match. */
+/** Samples the foreground for a while; every sample must match (and the cheap check agree with it). */
 async function holdsFor(shell: RawPty, check: (info: ForegroundInfo | undefined) => boolean): Promise<ForegroundInfo[]> {
   const samples: ForegroundInfo[] = [];
   for (let index = 0; index < 15; index++) {
     const info = readForeground(shell.pid);
     expect(check(info), JSON.stringify(info)).toBe(true);
+    expect(isForegroundReading(shell.pid)).toBe(info?.blockedOnTerminal === true);
     if (info !== undefined) samples.push(info);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -127,12 +136,27 @@ describe.runIf(isLinuxProcAvailable())("readForeground", () => {
     await waitFor(blockedIn(shell, /^python/));
   });
 
+  it("a reader that is not its group's leader is found: the last process of a pipeline reading /dev/tty", async () => {
+    const shell = await bash();
+    await run(shell, "sleep 30 | bash -c 'read x < /dev/tty'");
+    const info = await waitFor(() => {
+      const current = readForeground(shell.pid);
+      return current?.pids.length === 2 && current.blockedOnTerminal ? current : undefined;
+    });
+    // The group's leader is sleep (not reading): the reader is the other member.
+    expect(info.command).toBe("bash");
+    expect(readCommandLine(info.pgid)[0]).toBe("sleep");
+    expect(isForegroundReading(shell.pid)).toBe(true);
+  });
+
   it("returns undefined for a process that is gone", async () => {
     const shell = startPty("true", []);
     await shell.exited;
     await waitFor(() => readForeground(shell.pid) === undefined);
     expect(readForeground(-1)).toBeUndefined();
     expect(readForeground(Number.NaN)).toBeUndefined();
+    expect(isForegroundReading(shell.pid)).toBe(false);
+    expect(isForegroundReading(-1)).toBe(false);
   });
 });
 

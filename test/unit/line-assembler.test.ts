@@ -118,6 +118,27 @@ describe("LineAssembler", () => {
     expect(marks).toEqual(["6973;k;C"]);
   });
 
+  it("OSC strings end at their own BEL or ST: an ESC that is not ST aborts one (its text shown), a later BEL does not end it", () => {
+    // Aborted by CSI: the body is shown, the CSI applied; the BEL after it is a plain BEL (shows nothing).
+    expect(assemble(["a\x1b]0;tit\x1b[31mle\x07b\r\n"]).lines).toEqual(["a0;titleb"]);
+    // ST then BEL-terminated strings back to back, marks among them, one chunk.
+    const { lines, marks } = assemble(["\x1b]6973;k;C\x1b\\x\x1b]0;t\x07y\x1b]6973;k;D;0;/tmp\x07z\x1b]6973;k;B\x1b\\\r\n"], "6973;k;");
+    expect(lines).toEqual(["xyz"]);
+    expect(marks).toEqual(["6973;k;C", "6973;k;D;0;/tmp", "6973;k;B"]);
+    // ESC as the last character: the string is cut between reads and finished by the next one.
+    const cut = assemble(["\x1b]6973;k;B\x1b", "\\done\r\n"], "6973;k;");
+    expect(cut.marks).toEqual(["6973;k;B"]);
+    expect(cut.lines).toEqual(["done"]);
+  });
+
+  it("many OSC strings in a long chunk are each found once (no terminator search past the next ESC)", () => {
+    const chunk = Array.from({ length: 2_000 }, (_, index) => `\x1b]6973;k;D;${index}\x1b\\${index % 10}`).join("") + "\r\n";
+    const { lines, marks } = assemble([chunk], "6973;k;");
+    expect(marks).toHaveLength(2_000);
+    expect(marks[1_999]).toBe("6973;k;D;1999");
+    expect(lines).toEqual(["0123456789".repeat(200)]);
+  });
+
   it("a very long line without newline is passed on in segments, bounded", () => {
     const { lines, segments, partial } = assemble(["x".repeat(200_000)]);
     expect(lines).toEqual([]);

@@ -333,6 +333,18 @@ describe("OutputPipeline: the screen", () => {
     expect(h.pipeline.screen().text().split("\n").slice(0, 4)).toEqual(lines.slice(-4));
   });
 
+  it("shows nothing of the detector's marks, whole or cut between reads, and the raw text keeps them", () => {
+    const marked = harness(markDetector());
+    const plain = harness(markDetector());
+    const chunks = [`$ ls${MARK}S\x07\r\n\x1b[1mbold\x1b[0m\r\n${MARK}E\x07${MARK}P0\x07$ `, `${MARK}S`, `\x07two\r\n${MARK}E\x1b\\$ x`];
+    for (const chunk of chunks) marked.pipeline.push(chunk);
+    plain.pipeline.push(chunks.join("").replaceAll(/\x1b\]999;k;[^\x07\x1b]*(\x07|\x1b\\)/g, ""));
+    expect(marked.pipeline.screen().text()).toBe(plain.pipeline.screen().text());
+    expect(marked.pipeline.screen().styledText()).toBe(plain.pipeline.screen().styledText());
+    expect(marked.pipeline.screen().text().split("\n").slice(0, 4)).toEqual(["$ ls", "bold", "$ two", "$ x"]);
+    expect(marked.raw.join("")).toBe(chunks.join(""));
+  });
+
   it("resizes after taking in what was drawn at the old size", () => {
     const h = harness(promptDetector());
     h.pipeline.push("x".repeat(30));
