@@ -51,6 +51,8 @@ export class InputChecks {
   #timer: NodeJS.Timeout | undefined;
   #ticks = 0;
   #lastInputAt = 0;
+  /** When the program was first seen blocked reading in the current quiet spell (`undefined`: not seen). */
+  #blockedSeenAt: number | undefined;
 
   constructor(detector: FrameDetector, host: InputChecksHost, output: ProgramOutput) {
     this.#detector = detector;
@@ -67,6 +69,7 @@ export class InputChecks {
   start(cell: InputCheckedCell): void {
     this.#cell = cell;
     this.#lastInputAt = performance.now();
+    this.#blockedSeenAt = undefined;
     this.#timer ??= setInterval(() => {
       if (++this.#ticks % PROCESS_CHECK_EVERY === 0) this.#host.checkProcesses();
       this.#check();
@@ -83,12 +86,30 @@ export class InputChecks {
   #check(): void {
     const cell = this.#cell;
     if (cell === undefined || this.#host.pid() === undefined || !cell.running()) return;
-    const quietMs = performance.now() - Math.max(this.#output.lastOutputAt, this.#lastInputAt);
-    if (quietMs < INPUT_QUIET_MS) return;
+    const now = performance.now();
+    const quietSince = Math.max(this.#output.lastOutputAt, this.#lastInputAt);
+    const quietMs = now - quietSince;
+    // The program is looked at from one check before the quiet is long enough: see below.
+    if (quietMs < INPUT_QUIET_MS - INPUT_CHECK_MS) {
+      this.#blockedSeenAt = undefined;
+      return;
+    }
     // A cell over ssh or in a container: the local foreground (ssh) says nothing about the far program.
     const local = this.#detector.interruptByKey?.() !== true;
     const blocked = (local ? this.#host.waitingForInput() : undefined) ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
-    if (!blocked) return;
+    if (!blocked) {
+      this.#blockedSeenAt = undefined;
+      return;
+    }
+    // Seen blocked on two checks in a row with nothing printed or typed between: a program that blocked
+    // just now (a shell back at its prompt after a long quiet command) may have output still on its way
+    // through the kernel's terminal buffers, late under load; by the next check it has arrived.
+    const seenAt = this.#blockedSeenAt;
+    if (seenAt === undefined || seenAt < quietSince) {
+      this.#blockedSeenAt = now;
+      return;
+    }
+    if (quietMs < INPUT_QUIET_MS) return;
     // The program may have printed its prompt (the frame's end) just before it blocked: let the event
     // loop read what the terminal holds first; anything new means it was not waiting on the cell's behalf.
     const outputAt = this.#output.lastOutputAt;

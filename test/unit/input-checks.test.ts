@@ -125,6 +125,38 @@ describe("InputChecks: a program blocked reading the terminal", () => {
     expect(h.awaitingInput).not.toHaveBeenCalled();
   });
 
+  it("a program seen blocked just after a long quiet is looked at again: output late by less than a check means it was not waiting", async () => {
+    useFakeTime();
+    // A shell back at its prompt after `sleep`: blocked reading from the first check on, its last output
+    // still in the kernel's terminal buffers for 40 ms (seen under load), then nothing more.
+    let blocked = false;
+    const h = harness({ waiting: () => blocked });
+    h.start();
+    await vi.advanceTimersByTimeAsync(1_000); // the long quiet command: not reading
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+    blocked = true;
+    await vi.advanceTimersByTimeAsync(50); // one check sees it blocked
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(40);
+    h.print(); // its prompt arrives
+    h.settle(); // and ends the cell, as a detector would
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+  });
+
+  it("a program blocked after a long quiet with nothing more to print is awaiting input one check later", async () => {
+    useFakeTime();
+    let blocked = false;
+    const h = harness({ waiting: () => blocked });
+    h.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    blocked = true;
+    await vi.advanceTimersByTimeAsync(50);
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(60);
+    expect(h.awaitingInput).toHaveBeenCalledTimes(1);
+  });
+
   it("does not settle a cell that settled otherwise meanwhile", async () => {
     useFakeTime();
     const h = harness({ waiting: () => true });
