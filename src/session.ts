@@ -200,9 +200,8 @@ export class Session {
   async #start(): Promise<void> {
     const options = this.#options;
     checkCwd(options.cwd, options.command);
-    const env = buildEnvironment(options.env, options.hardenEnv, options.extendEnv);
     // A hook script in the program (a TUI agent's "stop" hook) learns which session it belongs to.
-    env["AGENT_TTY_SESSION"] ??= options.name;
+    const env = buildEnvironment(options.env, options.hardenEnv, options.extendEnv, { AGENT_TTY_SESSION: options.name });
     // Look the command up where the program would: its PATH, or ours when it has none.
     const command = resolveCommand(options.command, env["PATH"] ?? process.env["PATH"]);
     let plan: SpawnPlan = { command, args: [...options.args], cwd: options.cwd, env };

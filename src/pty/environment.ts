@@ -23,34 +23,40 @@ const PARENT_TERMINAL_ENV = ["COLUMNS", "LINES", "TMUX", "TMUX_PANE", "STY", "WI
  * The program's environment: `process.env` (unless `extend` is false), then the given values (which
  * win; `undefined` removes one), `TERM=xterm-256color` and a UTF-8 locale
  * unless the caller gave one (`LC_ALL`, `LC_CTYPE` or `LANG`, kept as given)
- * or the inherited one is UTF-8, and the hardened variables unless given.
+ * or the inherited one is UTF-8, the hardened variables unless given, and
+ * `defaults` where neither `process.env` nor `given` set them.
  */
 export function buildEnvironment(
   given: Readonly<Record<string, string | undefined>>,
   harden: boolean,
   extend = true,
+  defaults: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  // One copy of process.env (its values are always strings): each read of it makes new strings, and
-  // what a spawn allocates is what an idle session's young generation keeps resident.
-  const env: Record<string, string> = extend ? ({ ...process.env } as Record<string, string>) : {};
-  for (const key of PARENT_TERMINAL_ENV) if (env[key] !== undefined) delete env[key];
-  if (harden) Object.assign(env, HARDENED_ENV);
-  if (env["TERM"] === undefined || env["TERM"] === "" || env["TERM"] === "dumb") env["TERM"] = "xterm-256color";
-  for (const key of Object.keys(given)) {
-    const value = given[key];
-    if (value === undefined) delete env[key];
-    else env[key] = value;
-  }
+  const inherited: Readonly<Record<string, string | undefined>> = extend ? process.env : {};
+  // What differs from process.env (`undefined`: removed), applied by one spread at the end: keys added
+  // one by one to a copy of process.env make it a slow dictionary (5 kB of garbage per spawn), and
+  // each read of process.env makes new strings.
+  const changes: Record<string, string | undefined> = {};
+  const current = (key: string): string | undefined => (key in changes ? changes[key] : inherited[key]);
+  for (const key of PARENT_TERMINAL_ENV) if (inherited[key] !== undefined) changes[key] = undefined;
+  if (harden) Object.assign(changes, HARDENED_ENV);
+  const term = current("TERM");
+  if (term === undefined || term === "" || term === "dumb") changes["TERM"] = "xterm-256color";
+  for (const key of Object.keys(given)) changes[key] = given[key];
   // A locale the caller gives is theirs (`LC_ALL: "C"` to test a program's ASCII output); an inherited
   // one that is not UTF-8 (a container's POSIX default) gets the UTF-8 default.
   const givenLocale = ["LC_ALL", "LC_CTYPE", "LANG"].some((key) => given[key] !== undefined && given[key] !== "");
-  const locale = env["LC_ALL"] ?? env["LC_CTYPE"] ?? env["LANG"];
+  const locale = current("LC_ALL") ?? current("LC_CTYPE") ?? current("LANG");
   if (!givenLocale && (locale === undefined || locale === "" || !/utf-?8/i.test(locale))) {
-    if (env["LC_ALL"] !== undefined && env["LC_ALL"] !== "") env["LC_ALL"] = "C.UTF-8";
-    else env["LANG"] = "C.UTF-8";
-    if (env["LC_CTYPE"] !== undefined) env["LC_CTYPE"] = "C.UTF-8";
+    const all = current("LC_ALL");
+    if (all !== undefined && all !== "") changes["LC_ALL"] = "C.UTF-8";
+    else changes["LANG"] = "C.UTF-8";
+    if (current("LC_CTYPE") !== undefined) changes["LC_CTYPE"] = "C.UTF-8";
   }
-  return env;
+  for (const key of Object.keys(defaults)) if (current(key) === undefined) changes[key] = defaults[key];
+  const env = { ...inherited, ...changes };
+  for (const key of Object.keys(changes)) if (env[key] === undefined) delete env[key];
+  return env as Record<string, string>;
 }
 
 /** Throws `ERR_SPAWN` unless `cwd` is an existing directory. */

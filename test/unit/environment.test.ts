@@ -61,3 +61,79 @@ describe("resolveCommand", () => {
     expect(() => resolveCommand("tool", `${root}/empty`)).toThrow(/command not found on PATH/);
   });
 });
+
+describe("buildEnvironment: terminal and locale defaults", () => {
+  const cases: Array<{
+    name: string;
+    inherited: Record<string, string>;
+    given: Record<string, string | undefined>;
+    want: Record<string, string | undefined>;
+  }> = [
+    {
+      name: "a non-UTF-8 inherited LANG gets the UTF-8 default",
+      inherited: { LANG: "POSIX" },
+      given: {},
+      want: { LANG: "C.UTF-8", LC_ALL: undefined },
+    },
+    { name: "a UTF-8 inherited LANG is kept", inherited: { LANG: "en_US.UTF-8" }, given: {}, want: { LANG: "en_US.UTF-8" } },
+    {
+      name: "an empty inherited LC_ALL wins the lookup and gets LANG set",
+      inherited: { LC_ALL: "", LANG: "en_US.UTF-8" },
+      given: {},
+      want: { LC_ALL: "", LANG: "C.UTF-8" },
+    },
+    {
+      name: "a non-UTF-8 inherited LC_ALL is replaced",
+      inherited: { LC_ALL: "C" },
+      given: {},
+      want: { LC_ALL: "C.UTF-8", LANG: undefined },
+    },
+    {
+      name: "a non-UTF-8 LC_CTYPE is replaced beside LANG",
+      inherited: { LC_CTYPE: "POSIX", LANG: "en_US.UTF-8" },
+      given: {},
+      want: { LC_CTYPE: "C.UTF-8", LANG: "C.UTF-8" },
+    },
+    {
+      name: "a given locale is kept as given",
+      inherited: { LANG: "en_US.UTF-8" },
+      given: { LC_ALL: "C" },
+      want: { LC_ALL: "C", LANG: "en_US.UTF-8" },
+    },
+    {
+      name: "a removed LANG gets the default again",
+      inherited: { LANG: "en_US.UTF-8" },
+      given: { LANG: undefined },
+      want: { LANG: "C.UTF-8" },
+    },
+    {
+      name: "a dumb TERM becomes xterm-256color",
+      inherited: { TERM: "dumb", LANG: "C.UTF-8" },
+      given: {},
+      want: { TERM: "xterm-256color" },
+    },
+    { name: "a given TERM is kept", inherited: { TERM: "dumb", LANG: "C.UTF-8" }, given: { TERM: "vt100" }, want: { TERM: "vt100" } },
+    {
+      name: "a parent terminal variable given again is kept",
+      inherited: { COLUMNS: "80", LANG: "C.UTF-8" },
+      given: { COLUMNS: "120" },
+      want: { COLUMNS: "120" },
+    },
+  ];
+  const LOCALE_KEYS = ["LANG", "LC_ALL", "LC_CTYPE", "TERM", "COLUMNS"];
+
+  for (const { name, inherited, given, want } of cases) {
+    it(name, () => {
+      const saved = { ...process.env };
+      try {
+        for (const key of LOCALE_KEYS) delete process.env[key];
+        Object.assign(process.env, inherited);
+        const env = buildEnvironment(given, false);
+        for (const [key, value] of Object.entries(want)) expect([key, env[key]]).toEqual([key, value]);
+      } finally {
+        for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+        Object.assign(process.env, saved);
+      }
+    });
+  }
+});
