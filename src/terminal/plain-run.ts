@@ -86,7 +86,8 @@ export class PlainRun {
     }
     this.#open.push(text.slice(0, cut));
     const piece = this.#open.join("");
-    const lineFeeds = countLineFeeds(piece);
+    // Counted up to what is kept at most: the sums are then lower bounds, and a drop stays safe.
+    const lineFeeds = countLineFeeds(piece, this.#keepLineFeeds);
     this.#pieces.push(piece);
     this.#pieceLineFeeds.push(lineFeeds);
     this.#lineFeeds += lineFeeds;
@@ -140,8 +141,10 @@ export class PlainRun {
   }
 }
 
-function countLineFeeds(text: string): number {
+/** Line feeds in `text`, counted from its end, up to `max`. */
+function countLineFeeds(text: string, max: number): number {
   let count = 0;
-  for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) count++;
+  for (let index = text.lastIndexOf("\n"); index !== -1 && count < max; index = index === 0 ? -1 : text.lastIndexOf("\n", index - 1))
+    count++;
   return count;
 }
