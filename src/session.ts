@@ -32,7 +32,14 @@ import {
 } from "./validate.js";
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
-import { isForegroundReading, isLinuxProcAvailable, listSessionProcesses, readCommandLine, readForeground } from "./pty/proc-state.js";
+import {
+  isForegroundReading,
+  isLinuxProcAvailable,
+  listSessionProcesses,
+  readCommandLine,
+  readForeground,
+  systemTaskCount,
+} from "./pty/proc-state.js";
 import { terminalIsRaw } from "./pty/termios.js";
 import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
 import { encodeKeys } from "./terminal/keys.js";
@@ -368,6 +375,8 @@ export class Session {
     const pid = this.#pty?.pid;
     const max = this.#options.maxProcesses;
     if (pid === undefined || max === Infinity || this.#closing !== undefined || this.#exited) return;
+    // Fewer tasks on the whole system than the limit: no need to read every process's stat (~150 files).
+    if ((systemTaskCount() ?? Infinity) <= max) return;
     const count = listSessionProcesses(pid).length;
     if (count <= max) return;
     freezeSession(pid);

@@ -134,6 +134,17 @@ function foregroundOf(shell: ProcStat, checked?: number): ForegroundInfo | undef
 }
 
 /**
+ * How many tasks (processes and threads) the whole system runs, from
+ * `/proc/loadavg`: an upper bound of any session's process count, read in
+ * one small file where counting them means reading every `/proc/<pid>/stat`.
+ * `undefined` where it cannot be read.
+ */
+export function systemTaskCount(): number | undefined {
+  const match = /^\S+ \S+ \S+ \d+\/(\d+) /.exec(readText("/proc/loadavg") ?? "");
+  return match === null ? undefined : Number(match[1]);
+}
+
+/**
  * Lists every process whose session id is `sid`, ascending: all that a
  * program started in a PTY (it leads the session) left behind, including
  * jobs in other process groups. Returns `[]` where `/proc` is unavailable.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { readdirSync } from "node:fs";
 import {
   type ForegroundInfo,
   isForegroundReading,
@@ -6,6 +7,7 @@ import {
   listSessionProcesses,
   readCommandLine,
   readForeground,
+  systemTaskCount,
 } from "../../src/pty/proc-state.js";
 import { type RawPty, startPty } from "../helpers/raw-pty.js";
 import { waitFor } from "../helpers/wait-for.js";
@@ -171,6 +173,18 @@ describe.runIf(isLinuxProcAvailable())("listSessionProcesses", () => {
     expect(pids).toContain(shell.pid);
     expect(pids).toEqual([...pids].sort((a, b) => a - b));
     expect(listSessionProcesses(process.pid)).not.toContain(shell.pid);
+  });
+
+  it("systemTaskCount bounds any session's process count: it counts every task of the system, threads included", async () => {
+    const shell = await bash();
+    await run(shell, "sleep 30 & sleep 31 &");
+    const pids = await waitFor(() => {
+      const found = listSessionProcesses(shell.pid);
+      return found.length >= 3 ? found : undefined;
+    });
+    const count = systemTaskCount();
+    expect(count).toBeGreaterThanOrEqual(pids.length);
+    expect(count).toBeGreaterThanOrEqual(readdirSync("/proc/self/task").length);
   });
 
   it("returns nothing for a session that does not exist", () => {
