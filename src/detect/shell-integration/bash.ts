@@ -1,6 +1,6 @@
-import { writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { PrivateFiles } from "../../internal/private-temp-dir.js";
 import type { SpawnPlan } from "../types.js";
 import { shellQuote } from "./quote.js";
 
@@ -8,7 +8,7 @@ import { shellQuote } from "./quote.js";
  * Starts bash with our rc file (`--rcfile`), which loads the user's own `.bashrc` (or the one
  * `--rcfile`/`--init-file` named; none with `--norc`) and then adds the marks.
  */
-export function installBash(plan: SpawnPlan, dir: string, markPrefix: string): SpawnPlan {
+export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: string): SpawnPlan {
   const args: string[] = [];
   let userRc: string | undefined = join(plan.env["HOME"] ?? homedir(), ".bashrc");
   for (let index = 0; index < plan.args.length; index++) {
@@ -26,8 +26,7 @@ export function installBash(plan: SpawnPlan, dir: string, markPrefix: string): S
     ...bashMarks(markPrefix),
     "",
   ].join("\n");
-  writeFileSync(join(dir, "bashrc"), script, { mode: 0o600 });
-  return { ...plan, args: ["--rcfile", join(dir, "bashrc"), ...args] };
+  return { ...plan, args: ["--rcfile", files.write("bashrc", script), ...args] };
 }
 
 // Each element is one complete command: the start-up file joins them with newlines, the in-band

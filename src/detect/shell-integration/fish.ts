@@ -1,11 +1,9 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import type { PrivateFiles } from "../../internal/private-temp-dir.js";
 import type { SpawnPlan } from "../types.js";
 
 /** Starts fish with `--init-command` sourcing our file (fish loads the user's config itself). */
-export function installFish(plan: SpawnPlan, dir: string, markPrefix: string): SpawnPlan {
-  const initFile = join(dir, "init.fish");
-  writeFileSync(initFile, [...fishMarks(markPrefix), "set -g fish_greeting ''"].join("\n"), { mode: 0o600 });
+export function installFish(plan: SpawnPlan, files: PrivateFiles, markPrefix: string): SpawnPlan {
+  const initFile = files.write("init.fish", [...fishMarks(markPrefix), "set -g fish_greeting ''"].join("\n"));
   return { ...plan, args: ["--init-command", `source '${initFile}'`, ...plan.args] };
 }
 

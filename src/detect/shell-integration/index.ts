@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
 import { basename } from "node:path";
 import { invalidArgument } from "../../errors.js";
-import { makePrivateTempDir } from "../../internal/private-temp-dir.js";
+import { PrivateFiles } from "../../internal/private-temp-dir.js";
 import { optionalBoolean, optionsObject } from "../../validate.js";
 import { replDetector, replDetectorForPrompt } from "../auto.js";
 import { PromptConfirmer } from "../confirm.js";
@@ -152,7 +151,8 @@ class ShellIntegrationDetector implements FrameDetector {
   readonly #secret = randomBytes(12).toString("base64url");
   readonly #inBand: boolean;
   readonly #followNested: boolean;
-  #tempDir: string | undefined;
+  /** The shell's start-up files (they hold the secret): removed once its first prompt shows they were read. */
+  #startupFiles: PrivateFiles | undefined;
   readonly #levels: Level[];
   #boot: Boot | undefined;
   #codeLines: string[] = [];
@@ -218,8 +218,8 @@ class ShellIntegrationDetector implements FrameDetector {
     base.clear = clearKeyOf(shell, plan.args);
     // Every shell reads the marks (and so the secret) from a private file of ours, never from its
     // command line, which any process can read.
-    this.#tempDir = makePrivateTempDir();
-    return installShell(shell, plan, this.#tempDir, this.markPrefix);
+    this.#startupFiles = new PrivateFiles();
+    return installShell(shell, plan, this.#startupFiles, this.markPrefix);
   }
 
   attach(io: DetectorIo): void {
@@ -405,7 +405,7 @@ class ShellIntegrationDetector implements FrameDetector {
         return OUTPUT_START;
       case "B": {
         // Read by now: the shell has drawn its first prompt. Removed after the ready prompt is handled.
-        if (this.#tempDir !== undefined) setImmediate(() => this.#removeTempDir());
+        if (this.#startupFiles !== undefined) setImmediate(() => this.#removeStartupFiles());
         // A prompt without a finished command before it is readline redrawing the line.
         const end = this.#pendingEnd;
         this.#pendingEnd = undefined;
@@ -717,10 +717,9 @@ class ShellIntegrationDetector implements FrameDetector {
     return trimmed === "" || this.#codeLines.some((code) => trimmed.includes(code));
   }
 
-  #removeTempDir(): void {
-    if (this.#tempDir === undefined) return;
-    rmSync(this.#tempDir, { recursive: true, force: true });
-    this.#tempDir = undefined;
+  #removeStartupFiles(): void {
+    this.#startupFiles?.remove();
+    this.#startupFiles = undefined;
   }
 
   dispose(): void {
@@ -730,7 +729,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#cancelBoot();
     this.#confirmer.cancel();
     for (const level of this.#levels) level.repl?.dispose?.();
-    this.#removeTempDir();
+    this.#removeStartupFiles();
   }
 }
 

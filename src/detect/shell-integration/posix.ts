@@ -1,11 +1,9 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import type { PrivateFiles } from "../../internal/private-temp-dir.js";
 import type { SpawnPlan } from "../types.js";
 import { shellQuote } from "./quote.js";
 
 /** POSIX sh (dash): no PS0 or PROMPT_COMMAND, but PS1 is expanded each time and `$ENV` is read: ours loads the user's. */
-export function installPosix(plan: SpawnPlan, dir: string, markPrefix: string): SpawnPlan {
-  const envFile = join(dir, "env.sh");
+export function installPosix(plan: SpawnPlan, files: PrivateFiles, markPrefix: string): SpawnPlan {
   const userEnv = plan.env["ENV"];
   const script = [
     "# agent-tty shell integration: loads the user's $ENV file, then adds invisible frame marks.",
@@ -13,8 +11,7 @@ export function installPosix(plan: SpawnPlan, dir: string, markPrefix: string): 
     ...posixMarks(markPrefix),
     "",
   ].join("\n");
-  writeFileSync(envFile, script, { mode: 0o600 });
-  return { ...plan, env: { ...plan.env, ENV: envFile } };
+  return { ...plan, env: { ...plan.env, ENV: files.write("env.sh", script) } };
 }
 
 /** POSIX sh (dash): PS1 carries the marks; cells are wrapped in start/end functions. */

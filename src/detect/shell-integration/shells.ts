@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import type { PrivateFiles } from "../../internal/private-temp-dir.js";
 import type { SpawnPlan } from "../types.js";
 import { bashMarks, installBash } from "./bash.js";
 import { fishMarks, installFish } from "./fish.js";
@@ -45,10 +46,10 @@ export function marksOf(shell: Shell, prefix: string): string[] {
   return posixMarks(prefix);
 }
 
-/** Writes `shell`'s start-up files (ours, loading the user's) into the private `dir` and returns the plan that starts it with them. */
-export function installShell(shell: Shell, plan: SpawnPlan, dir: string, prefix: string): SpawnPlan {
-  if (shell === "bash") return installBash(plan, dir, prefix);
-  if (shell === "zsh") return installZsh(plan, dir, prefix);
-  if (shell === "fish") return installFish(plan, dir, prefix);
-  return installPosix(plan, dir, prefix);
+/** Writes `shell`'s start-up files (ours, loading the user's) as private `files` and returns the plan that starts it with them. */
+export function installShell(shell: Shell, plan: SpawnPlan, files: PrivateFiles, prefix: string): SpawnPlan {
+  if (shell === "bash") return installBash(plan, files, prefix);
+  if (shell === "zsh") return installZsh(plan, files, prefix);
+  if (shell === "fish") return installFish(plan, files, prefix);
+  return installPosix(plan, files, prefix);
 }

@@ -1,10 +1,10 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import type { PrivateFiles } from "../../internal/private-temp-dir.js";
 import type { SpawnPlan } from "../types.js";
 import { shellQuote } from "./quote.js";
 
 /** Starts zsh with `ZDOTDIR` pointing at our files, each of which loads the user's own. */
-export function installZsh(plan: SpawnPlan, dir: string, markPrefix: string): SpawnPlan {
+export function installZsh(plan: SpawnPlan, files: PrivateFiles, markPrefix: string): SpawnPlan {
+  const dir = files.dir();
   // zsh reads its files from $ZDOTDIR: ours are there, and each loads the user's own from where
   // they would have been (their ZDOTDIR, or HOME). With -f, ours load none of the user's.
   const noRcs = plan.args.some((arg) => arg === "-f" || arg === "--no-rcs");
@@ -39,9 +39,9 @@ export function installZsh(plan: SpawnPlan, dir: string, markPrefix: string): Sp
     ...zshMarks(markPrefix),
     "",
   ];
-  writeFileSync(join(dir, ".zshenv"), zshenv.join("\n"), { mode: 0o600 });
-  writeFileSync(join(dir, ".zprofile"), zprofile.join("\n"), { mode: 0o600 });
-  writeFileSync(join(dir, ".zshrc"), zshrc.join("\n"), { mode: 0o600 });
+  files.write(".zshenv", zshenv.join("\n"));
+  files.write(".zprofile", zprofile.join("\n"));
+  files.write(".zshrc", zshrc.join("\n"));
   return { ...plan, args, env: { ...plan.env, ZDOTDIR: dir } };
 }
 
