@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { lstat, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -8,31 +9,77 @@ const PREFIX = "agent-tty-";
 const OURS = /^agent-tty-(\d+)-[A-Za-z0-9]{6}$/;
 /** A directory younger than this is never swept: it may belong to a process in another pid namespace. */
 const LEFTOVER_MIN_AGE_MS = 10 * 60_000;
+/** How long the process directory stays once no session has files in it: a next spawn soon reuses it. */
+const IDLE_DIR_MS = 1_000;
 
 let processDir: string | undefined;
+/** Sessions whose files are in the process directory. */
+let users = 0;
+let idleTimer: NodeJS.Timeout | undefined;
+let exitHook = false;
+/** Where the process directory went: swept of a killed process's leftovers once per process. */
+const swept = new Set<string>();
+
+/**
+ * Where private directories go: an explicit `TMPDIR` (`TMP`, `TEMP`) is the
+ * user's choice; otherwise, on Linux, `/dev/shm` (memory: the secret never
+ * reaches a disk, and a file there costs a tenth of what it costs a
+ * journaling file system), then the system's temporary directory.
+ */
+function baseDirs(): string[] {
+  const env = process.env;
+  const explicit = [env["TMPDIR"], env["TMP"], env["TEMP"]].some((value) => value !== undefined && value !== "");
+  return process.platform === "linux" && !explicit ? ["/dev/shm", tmpdir()] : [tmpdir()];
+}
 
 /**
  * This process's private (0700) directory for sessions' start-up files,
- * named after the process and made on first use: one directory for the
- * process's life rather than one per session (making and removing a
- * directory costs a journaling file system a millisecond or two, a file a
- * tenth of that). The first call also removes what a killed process left
- * (see {@link sweepLeftoverTempDirs}); the directory itself is removed at
- * exit when empty.
+ * named after the process and made on first use: one directory while
+ * sessions start (making and removing a directory costs a journaling file
+ * system a millisecond or two, a file a tenth of that), removed a second
+ * after the last session's files were, and at exit. Making it starts
+ * removing, in the background, what a killed process left there (see
+ * {@link sweepLeftoverTempDirs}).
  */
 export function privateProcessDir(): string {
+  if (idleTimer !== undefined) clearTimeout(idleTimer);
+  idleTimer = undefined;
   if (processDir !== undefined) return processDir;
-  sweepLeftoverTempDirs();
-  const dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
-  processDir = dir;
-  process.once("exit", () => {
+  let made: string | undefined;
+  let failure: unknown;
+  for (const base of baseDirs()) {
     try {
-      rmdirSync(dir);
-    } catch {
-      // Not empty (a session still starting) or gone: the next process's sweep takes it.
+      made = mkdtempSync(join(base, `${PREFIX}${process.pid}-`));
+    } catch (error) {
+      failure ??= error;
+      continue;
     }
-  });
-  return dir;
+    if (!swept.has(base)) {
+      swept.add(base);
+      void sweepInBackground(base);
+    }
+    break;
+  }
+  if (made === undefined) throw failure;
+  processDir = made;
+  if (!exitHook) {
+    exitHook = true;
+    process.once("exit", removeProcessDir);
+  }
+  return made;
+}
+
+/** Removes the process directory if it is empty (a session still starting keeps it; never throws). */
+function removeProcessDir(): void {
+  idleTimer = undefined;
+  const dir = processDir;
+  if (dir === undefined || users > 0) return;
+  processDir = undefined;
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty or gone: a later sweep takes it.
+  }
 }
 
 /**
@@ -43,6 +90,7 @@ export class PrivateFiles {
   readonly #prefix: string;
   readonly #files: string[] = [];
   #dir: string | undefined;
+  #counted = false;
 
   constructor() {
     this.#prefix = `s${randomBytes(6).toString("hex")}`;
@@ -83,10 +131,20 @@ export class PrivateFiles {
     for (const file of this.#files.splice(0)) rmSync(file, { force: true });
     if (this.#dir !== undefined) rmSync(this.#dir, { recursive: true, force: true });
     this.#dir = undefined;
+    if (!this.#counted) return;
+    this.#counted = false;
+    if (--users === 0) {
+      idleTimer = setTimeout(removeProcessDir, IDLE_DIR_MS);
+      idleTimer.unref();
+    }
   }
 
   /** Runs `make` in the process directory, made again once if something (a tmp cleaner) removed it. */
   #retry<T>(make: (base: string) => T): T {
+    if (!this.#counted) {
+      this.#counted = true;
+      users++;
+    }
     try {
       return make(privateProcessDir());
     } catch (error) {
@@ -109,19 +167,42 @@ export function sweepLeftoverTempDirs(dir = tmpdir()): void {
   } catch {
     return;
   }
-  const uid = process.getuid?.();
   for (const name of names) {
-    const pid = Number(OURS.exec(name)?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid || processExists(pid)) continue;
+    if (!isLeftoverName(name)) continue;
     const path = join(dir, name);
     try {
-      const stat = lstatSync(path);
-      if (!stat.isDirectory() || stat.uid !== uid || Date.now() - stat.mtimeMs < LEFTOVER_MIN_AGE_MS) continue;
-      rmSync(path, { recursive: true, force: true });
+      if (isLeftover(lstatSync(path))) rmSync(path, { recursive: true, force: true });
     } catch {
       // Gone already, or not ours to remove.
     }
   }
+}
+
+/** {@link sweepLeftoverTempDirs} off the spawn's path: a directory of hundreds of entries takes milliseconds to read. */
+async function sweepInBackground(dir: string): Promise<void> {
+  try {
+    for (const name of await readdir(dir)) {
+      if (!isLeftoverName(name)) continue;
+      const path = join(dir, name);
+      try {
+        if (isLeftover(await lstat(path))) await rm(path, { recursive: true, force: true });
+      } catch {
+        // Gone already, or not ours to remove.
+      }
+    }
+  } catch {
+    // Unreadable: nothing to sweep.
+  }
+}
+
+/** Named after a process (not this one) that is gone. */
+function isLeftoverName(name: string): boolean {
+  const pid = Number(OURS.exec(name)?.[1]);
+  return Number.isInteger(pid) && pid !== process.pid && !processExists(pid);
+}
+
+function isLeftover(stat: { isDirectory(): boolean; uid: number; mtimeMs: number }): boolean {
+  return stat.isDirectory() && stat.uid === process.getuid?.() && Date.now() - stat.mtimeMs >= LEFTOVER_MIN_AGE_MS;
 }
 
 function processExists(pid: number): boolean {

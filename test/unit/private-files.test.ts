@@ -1,9 +1,13 @@
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { PrivateFiles, privateProcessDir } from "../../src/internal/private-temp-dir.js";
 
 describe("a session's private start-up files", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("are new 0600 files in one 0700 directory of this process (named after it), and remove() deletes only its own", () => {
     const first = new PrivateFiles();
     const second = new PrivateFiles();
@@ -54,6 +58,27 @@ describe("a session's private start-up files", () => {
       expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
     } finally {
       files.remove();
+    }
+  });
+
+  it("leave no directory behind: the process directory goes a second after the last session's files, and a spawn before that reuses it", () => {
+    vi.useFakeTimers();
+    const first = new PrivateFiles();
+    const dir = dirname(first.write("bashrc", "one"));
+    first.remove();
+    vi.advanceTimersByTime(500);
+    const second = new PrivateFiles();
+    expect(dirname(second.write("bashrc", "two"))).toBe(dir);
+    second.remove();
+    vi.advanceTimersByTime(999);
+    expect(existsSync(dir)).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(existsSync(dir)).toBe(false);
+    const third = new PrivateFiles();
+    try {
+      expect(existsSync(dirname(third.write("bashrc", "three")))).toBe(true);
+    } finally {
+      third.remove();
     }
   });
 });

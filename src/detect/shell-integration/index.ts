@@ -219,7 +219,12 @@ class ShellIntegrationDetector implements FrameDetector {
     // Every shell reads the marks (and so the secret) from a private file of ours, never from its
     // command line, which any process can read.
     this.#startupFiles = new PrivateFiles();
-    return installShell(shell, plan, this.#startupFiles, this.markPrefix);
+    try {
+      return installShell(shell, plan, this.#startupFiles, this.markPrefix);
+    } catch (error) {
+      this.#removeStartupFiles();
+      throw error;
+    }
   }
 
   attach(io: DetectorIo): void {
