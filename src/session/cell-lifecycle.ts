@@ -4,7 +4,7 @@ import { AgentTtyError, HumanControlError, SessionBusyError, SessionClosedError 
 import type { SessionEventFields } from "../events.js";
 import { FrameCollector } from "../frame.js";
 import { CappedMap } from "../internal/capped-map.js";
-import { setLongTimeout } from "../internal/long-timeout.js";
+import { ReusableTimeout } from "../internal/reusable-timeout.js";
 import { normalizeCellOptions, normalizeCode, type CellOptions } from "../options.js";
 import { CellRun, cellResult, releasedResult, type SettleDetails } from "./cell-run.js";
 import { InputChecks, type InputChecksHost } from "./input-checks.js";
@@ -87,6 +87,8 @@ export class CellLifecycle {
   #held: CellRun | undefined;
   readonly #interrupts: Interrupter;
   readonly #inputs: InputChecks;
+  /** The lock holder's deadline, one timer from cell to cell (see {@link ReusableTimeout}). */
+  readonly #deadline = new ReusableTimeout();
 
   constructor(options: CellLifecycleOptions, detector: FrameDetector, output: CellOutput, host: CellLifecycleHost) {
     this.#options = options;
@@ -178,7 +180,7 @@ export class CellLifecycle {
    * to its output), and queued cells fail. Call after the output pipeline took in the last output.
    */
   programExited(exitCode: number | null, note: string | undefined): void {
-    this.#inputs.stop();
+    this.stopChecks();
     const run = this.#lock;
     if (run !== undefined) {
       const frame = run.frame;
@@ -190,9 +192,10 @@ export class CellLifecycle {
     this.failQueued();
   }
 
-  /** Stops the periodic input checks (the program exited). */
+  /** Stops the periodic input checks and frees the timers (the program exited). */
   stopChecks(): void {
-    this.#inputs.stop();
+    this.#inputs.dispose();
+    this.#deadline.dispose();
   }
 
   /** Fails every queued cell: the session closed or the program exited before its turn. */
@@ -334,9 +337,10 @@ export class CellLifecycle {
 
   // ── Deadlines and abort signals ─────────────────────────────────────
 
+  /** Arms the lock holder's deadline (only the lock holder has one: `run.timer` is the shared timer while armed). */
   #armTimeout(run: CellRun, timeoutMs: number): void {
-    run.timer?.clear();
-    run.timer = setLongTimeout(() => this.#onTimeout(run), timeoutMs);
+    run.timer = this.#deadline;
+    this.#deadline.arm(timeoutMs, () => this.#onTimeout(run));
   }
 
   #watchAbort(run: CellRun): void {

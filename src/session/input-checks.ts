@@ -1,4 +1,5 @@
 import type { FrameDetector } from "../detect/types.js";
+import { LapsingInterval } from "../internal/lapsing-interval.js";
 
 /** How often a running cell checks whether the program waits for input. */
 const INPUT_CHECK_MS = 50;
@@ -48,7 +49,11 @@ export class InputChecks {
   readonly #host: InputChecksHost;
   readonly #output: ProgramOutput;
   #cell: InputCheckedCell | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  /** One timer for back-to-back cells (see {@link LapsingInterval}). */
+  readonly #timer = new LapsingInterval(INPUT_CHECK_MS, () => {
+    if (++this.#ticks % PROCESS_CHECK_EVERY === 0) this.#host.checkProcesses();
+    this.#check();
+  });
   #ticks = 0;
   #lastInputAt = 0;
   /** When the program was first seen blocked reading in the current quiet spell (`undefined`: not seen). */
@@ -70,16 +75,20 @@ export class InputChecks {
     this.#cell = cell;
     this.#lastInputAt = performance.now();
     this.#blockedSeenAt = undefined;
-    this.#timer ??= setInterval(() => {
-      if (++this.#ticks % PROCESS_CHECK_EVERY === 0) this.#host.checkProcesses();
-      this.#check();
-    }, INPUT_CHECK_MS);
+    // The fork-bomb guard counts this cell's running time (a timer shared with the cell before may tick at once).
+    this.#ticks = 0;
+    this.#timer.start();
   }
 
-  /** Stops the checks (the cell released the lock, or the program exited). */
+  /** Stops the checks (the cell released the lock); the timer lapses unless the next cell starts first. */
   stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#timer.stop();
+    this.#cell = undefined;
+  }
+
+  /** Stops the checks and their timer now (the program exited). */
+  dispose(): void {
+    this.#timer.dispose();
     this.#cell = undefined;
   }
 

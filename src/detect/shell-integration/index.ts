@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { basename } from "node:path";
 import { invalidArgument } from "../../errors.js";
+import { LapsingInterval } from "../../internal/lapsing-interval.js";
 import { PrivateFiles } from "../../internal/private-temp-dir.js";
 import { optionalBoolean, optionsObject } from "../../validate.js";
 import { replDetector, replDetectorForPrompt } from "../auto.js";
@@ -173,7 +174,14 @@ class ShellIntegrationDetector implements FrameDetector {
   #left: LeftProgram[] = [];
   /** A REPL level's cell: its first complete line (the echo) has been seen. */
   #replOutputStarted = false;
-  #nestedWatch: NodeJS.Timeout | undefined;
+  /** While a cell runs: its foreground checked for a nested program (one timer for back-to-back cells). */
+  readonly #nestedWatch = new LapsingInterval(
+    NESTED_CHECK_MS,
+    () => {
+      if (this.#io !== undefined) this.#checkNested(this.#io);
+    },
+    { unref: true },
+  );
   /** Foreground programs of this cell that are not nested programs we can frame. */
   readonly #notNested = new Set<number>();
   /** A REPL seen in the foreground, waiting for its prompt to be confirmed. */
@@ -561,13 +569,11 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#stopNestedWatch();
     const io = this.#io;
     if (io === undefined || (io.foreground === undefined && !this.#top.remote)) return;
-    this.#nestedWatch = setInterval(() => this.#checkNested(io), NESTED_CHECK_MS);
-    this.#nestedWatch.unref();
+    this.#nestedWatch.start();
   }
 
   #stopNestedWatch(): void {
-    if (this.#nestedWatch !== undefined) clearInterval(this.#nestedWatch);
-    this.#nestedWatch = undefined;
+    this.#nestedWatch.stop();
     this.#replCandidate = undefined;
   }
 
@@ -731,6 +737,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#stopWatching();
     this.#stopBootWatch();
     this.#stopNestedWatch();
+    this.#nestedWatch.dispose();
     this.#cancelBoot();
     this.#confirmer.cancel();
     for (const level of this.#levels) level.repl?.dispose?.();
