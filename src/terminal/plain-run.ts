@@ -1,10 +1,11 @@
 /**
  * Matches the first character that may not be part of a plain run: a C0 or
  * C1 control other than TAB, LF and CR, DEL, or an ESC that does not start a
- * complete SGR (`m`), EL (`K`) or CHA (`G`) sequence. An escape sequence cut
- * at the end of a chunk therefore matches too.
+ * complete SGR (`m`), EL (`K`) or CHA (`G`) sequence or bracketed paste mode
+ * set or reset (`CSI ? 2004 h`/`l`, which bash's readline sends around every
+ * prompt). An escape sequence cut at the end of a chunk therefore matches too.
  */
-const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]|\x1b(?!\[[0-9;:]*[mKG])/;
+const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]|\x1b(?!\[[0-9;:]*[mKG]|\[\?2004[hl])/;
 
 const SGR = /\x1b\[([0-9;:]*)m/g;
 
@@ -16,7 +17,8 @@ const OPEN_LIMIT = 1 << 16;
 
 /**
  * Whether `text` consists only of what a plain run may hold: printable text,
- * TAB, CR, LF, and complete SGR, EL and CHA sequences.
+ * TAB, CR, LF, and complete SGR, EL and CHA sequences and bracketed paste
+ * mode switches.
  */
 export function isPlainText(text: string): boolean {
   return !NOT_PLAIN.test(text);
@@ -29,9 +31,10 @@ export function isPlainText(text: string): boolean {
  * Why the tail is enough, given that the emulator's parser is in its ground
  * state and its scroll region is the whole screen when the run starts: the
  * cut is always right after a CR LF, and the tail is fed as CR + the SGR
- * sequences that were dropped (since their last reset) + the kept text, so
- * the cursor column, pending-wrap flag and attributes at the start of the
- * kept text are the same as after the whole prefix. Plain text moves the
+ * sequences that were dropped (since their last reset) + the last bracketed
+ * paste mode switch dropped + the kept text, so the cursor column,
+ * pending-wrap flag, attributes and modes at the start of the kept text are
+ * the same as after the whole prefix. Plain text moves the
  * cursor only along its row and down, so from then on both versions advance
  * lines at the same points; once the cursor reaches the bottom row (at most
  * `rows - 1` line feeds) every further line feed scrolls in a fresh blank
@@ -51,6 +54,8 @@ export class PlainRun {
   #openEndsWithCr = false;
   #dropped = false;
   #droppedSgr: string[] = [];
+  /** The last bracketed paste mode switch dropped ("" for none). */
+  #droppedPasteMode = "";
 
   /**
    * @param keepLineFeeds - How many line feeds the kept tail must hold at
@@ -99,7 +104,7 @@ export class PlainRun {
 
   /** Returns the text to feed in place of everything appended, and empties the run. */
   take(): string {
-    const prefix = this.#dropped ? `\r${this.#droppedSgr.join("")}` : "";
+    const prefix = this.#dropped ? `\r${this.#droppedSgr.join("")}${this.#droppedPasteMode}` : "";
     const text = prefix + this.#pieces.join("") + this.#open.join("");
     this.#pieces = [];
     this.#pieceLineFeeds = [];
@@ -109,6 +114,7 @@ export class PlainRun {
     this.#openEndsWithCr = false;
     this.#dropped = false;
     this.#droppedSgr = [];
+    this.#droppedPasteMode = "";
     return text;
   }
 
@@ -130,9 +136,12 @@ export class PlainRun {
     return this.#droppedSgr.length <= SGR_LIMIT;
   }
 
-  /** Keeps the SGR sequences of a dropped piece that still shape the attributes. */
+  /** Keeps the SGR sequences of a dropped piece that still shape the attributes, and its last paste mode switch. */
   #noteSgr(piece: string): void {
     if (!piece.includes("\x1b")) return;
+    // Bracketed paste mode is a flag: the last switch of a dropped piece is all that counts.
+    const pasteMode = piece.lastIndexOf("\x1b[?2004");
+    if (pasteMode !== -1) this.#droppedPasteMode = piece.slice(pasteMode, pasteMode + 8);
     for (const match of piece.matchAll(SGR)) {
       const first = (match[1] ?? "").split(/[;:]/, 1)[0] ?? "";
       if (Number(first) === 0 && !(match[1] ?? "").startsWith(":")) this.#droppedSgr = [];

@@ -104,6 +104,8 @@ export class Screen {
 
   /** Whether the program switched on bracketed paste (`CSI ? 2004 h`). */
   get bracketedPaste(): boolean {
+    // A plain run may hold a switch of it (see PlainRun): parsed first.
+    this.#settle();
     return this.#terminal.modes.bracketedPasteMode;
   }
 

@@ -41,6 +41,8 @@ const CONTROL_PIECES = [
   "\b",
   "\x1b[?7l",
   "\x1b[?7h",
+  "\x1b[?2004h",
+  "\x1b[?2004l",
   "\x1b[4h",
   "\x1b[4l",
   "\x1b[?6h",
@@ -112,6 +114,7 @@ function chunks(text: string, seed: number, largest = 600): string[] {
 
 interface Probe {
   text: string;
+  bracketedPaste: boolean;
   responses: string[];
   afterMarker: string;
   afterResize: string;
@@ -124,12 +127,13 @@ function render(parts: readonly string[], fastForward: boolean, size: { cols: nu
   try {
     for (const part of parts) screen.write(part);
     const text = screen.text();
+    const bracketedPaste = screen.bracketedPaste;
     screen.write("\x1b[6n");
     screen.write("@");
     const afterMarker = screen.text();
     screen.resize(size.cols + 7, size.rows * 3);
     const afterResize = screen.text();
-    return { text, responses, afterMarker, afterResize };
+    return { text, bracketedPaste, responses, afterMarker, afterResize };
   } finally {
     screen.dispose();
   }
@@ -189,9 +193,40 @@ describe("PlainRun", () => {
     expect(run.take()).toBe("\r9\r\n");
   });
 
-  it("isPlainText accepts text, CR, LF, TAB, SGR, EL and CHA and nothing else", () => {
+  it("a dropped bracketed paste switch is replayed: the tail leaves the mode as the whole burst does", () => {
+    const run = new PlainRun(4);
+    for (let index = 0; index < 100; index++) run.append(`\x1b[?2004l\rout ${index}\r\n\x1b[?2004h$ cmd ${index}\r\n`);
+    for (let index = 0; index < 10; index++) run.append(`plain ${index}\r\n`);
+    expect(run.hasDropped).toBe(true);
+    const tail = run.take();
+    expect(tail.startsWith("\r\x1b[?2004hplain")).toBe(true);
+    const parts = [
+      ...Array.from({ length: 100 }, (_, index) => `\x1b[?2004l\rout ${index}\r\n\x1b[?2004h$ cmd ${index}\r\n`),
+      "plain\r\n".repeat(10),
+    ];
+    const size = { cols: 20, rows: 2, scrollback: 0 };
+    const fast = render(parts, true, size);
+    expect(fast.bracketedPaste).toBe(true);
+    expect(fast).toEqual(render(parts, false, size));
+  });
+
+  it("isPlainText accepts text, CR, LF, TAB, SGR, EL, CHA and bracketed paste switches and nothing else", () => {
     expect(isPlainText("a\tb\r\n\x1b[1;31mc\x1b[0m\x1b[K\x1b[2K\x1b[5Gé漢")).toBe(true);
-    for (const text of ["\x1b[2J", "\x1b[H", "\x1b]0;t\x07", "\x07", "\b", "\x1b[3", "\x1b", "\x9b1m", "\x0e", "\x1b[?1h"]) {
+    expect(isPlainText("$ ls\r\n\x1b[?2004l\ra\r\n\x1b[?2004h$ ")).toBe(true);
+    for (const text of [
+      "\x1b[2J",
+      "\x1b[H",
+      "\x1b]0;t\x07",
+      "\x07",
+      "\b",
+      "\x1b[3",
+      "\x1b",
+      "\x9b1m",
+      "\x0e",
+      "\x1b[?1h",
+      "\x1b[?2004",
+      "\x1b[?20041h",
+    ]) {
       expect(isPlainText(`ok${text}`), JSON.stringify(text)).toBe(false);
     }
   });
