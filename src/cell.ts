@@ -119,6 +119,9 @@ export interface CellControl {
   fail(error: unknown): void;
 }
 
+/** Marks a rejection handled. */
+const ignore = (): void => {};
+
 /** Bytes a live consumer of a cell may fall behind before output is dropped (and said so). */
 const LIVE_BUFFER_BYTES = 4 << 20;
 
@@ -142,7 +145,8 @@ export class Cell implements AsyncIterable<string> {
   readonly result: Promise<CellResult>;
   #status: CellStatus;
   #ended = false;
-  readonly #consumers = new Set<BoundedQueue<string>>();
+  /** Live consumers (iterators); made by the first one (most cells have none). */
+  #consumers: Set<BoundedQueue<string>> | undefined;
   readonly #snapshot: () => string;
 
   /** @internal Use `Session.fire()`. */
@@ -153,24 +157,24 @@ export class Cell implements AsyncIterable<string> {
     this.#snapshot = snapshot;
     const settled = defer<CellResult>();
     this.result = settled.promise;
-    // A caller that never awaits `result` must not crash the process on a rejection.
-    settled.promise.catch(() => {});
     control({
       setStatus: (next) => {
         this.#status = next;
       },
       push: (chunk) => {
-        for (const consumer of this.#consumers) consumer.push(chunk);
+        if (this.#consumers !== undefined) for (const consumer of this.#consumers) consumer.push(chunk);
       },
       finish: (result) => {
         this.#status = result.status;
         this.#ended = true;
-        for (const consumer of this.#consumers) consumer.end();
+        if (this.#consumers !== undefined) for (const consumer of this.#consumers) consumer.end();
         settled.resolve(result);
       },
       fail: (error) => {
         this.#ended = true;
-        for (const consumer of this.#consumers) consumer.end();
+        if (this.#consumers !== undefined) for (const consumer of this.#consumers) consumer.end();
+        // A caller that never awaits `result` must not crash the process on the rejection.
+        settled.promise.catch(ignore);
         settled.reject(error);
       },
     });
@@ -187,12 +191,12 @@ export class Cell implements AsyncIterable<string> {
       maxUnits: LIVE_BUFFER_BYTES,
       sizeOf: (chunk) => chunk.length,
       droppedItem: (dropped) => `[agent-tty: dropped ${dropped} bytes]\n`,
-      onDone: () => this.#consumers.delete(queue),
+      onDone: () => this.#consumers?.delete(queue),
     });
     const sofar = this.#snapshot();
     if (sofar !== "") queue.push(sofar);
     if (this.#ended) queue.end();
-    else this.#consumers.add(queue);
+    else (this.#consumers ??= new Set()).add(queue);
     return queue;
   }
 }

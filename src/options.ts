@@ -268,8 +268,18 @@ export interface CellOptions {
 
 const CELL_OPTIONS: readonly string[] = ["timeoutMs", "signal", "onTimeout", "queue", "untilInput"];
 
+/** A cell's options once checked and given the session's defaults. */
+export interface CellSettings {
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly onTimeout: "keep" | "interrupt";
+  readonly queue: boolean;
+  readonly untilInput: boolean;
+}
+
 /** Validates cell options; throws `ERR_INVALID_ARGUMENT`. */
-export function normalizeCellOptions(options: unknown, defaultTimeoutMs: number) {
+export function normalizeCellOptions(options: unknown, defaultTimeoutMs: number): CellSettings {
+  if (options === undefined) return defaultCellOptions(defaultTimeoutMs);
   const given = optionsObject(options, CELL_OPTIONS, "cell options");
   const signal = optionalSignal(given["signal"]);
   const onTimeout = given["onTimeout"] ?? "keep";
@@ -285,9 +295,23 @@ export function normalizeCellOptions(options: unknown, defaultTimeoutMs: number)
   };
 }
 
+/** The options of a cell given none (most cells): one frozen object per default timeout, not one per cell. */
+let lastDefaults: CellSettings | undefined;
+function defaultCellOptions(timeoutMs: number): CellSettings {
+  if (lastDefaults?.timeoutMs !== timeoutMs) {
+    lastDefaults = Object.freeze({ timeoutMs, signal: undefined, onTimeout: "keep" as const, queue: false, untilInput: false });
+  }
+  return lastDefaults;
+}
+
+/** Any control character (line ends included): code without one is already normalized. */
+const ANY_CONTROL = /[\x00-\x1f\x7f]/;
+
 /** Validates the code of a cell. */
 export function normalizeCode(code: unknown): string {
   if (typeof code !== "string") throw invalidArgument(`Expected the cell's code to be a string, got ${describeValue(code)}`);
+  // One line of text (most cells): nothing to change, only emptiness to check.
+  if (!ANY_CONTROL.test(code) && code.trim() !== "") return code;
   const normalized = code.replace(/\r\n?/g, "\n").replace(/\n+$/, "");
   if (normalized.trim() === "") throw invalidArgument('Expected the cell\'s code to be non-empty; use press("enter") to send a bare Enter');
   // The terminal acts on these (Ctrl-C interrupts, Ctrl-S freezes output, ESC could end a paste):

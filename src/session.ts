@@ -169,7 +169,7 @@ export class Session {
       detectorFailed: (error) => this.#detectorFailed(error),
       raw: (text) => {
         if (this.#emitter.listenerCount("data") > 0) this.#emitter.emit("data", text);
-        for (const recording of this.#recordings) recording.output(text);
+        if (this.#recordings.size > 0) for (const recording of this.#recordings) recording.output(text);
       },
       answer: (text) => this.#pty?.write(text),
       isRaw: () => terminalIsRaw(this.#pty?.ptsName),
@@ -234,7 +234,7 @@ export class Session {
           onData: (text) => this.#onData(text),
           onExit: (exit) => this.#onExit(exit),
           onInput: (data) => {
-            for (const recording of this.#recordings) recording.input(data);
+            if (this.#recordings.size > 0) for (const recording of this.#recordings) recording.input(data);
           },
         },
       );

@@ -3,7 +3,6 @@ import type { FrameDetector, FrameEnd } from "../detect/types.js";
 import { AgentTtyError, HumanControlError, SessionBusyError, SessionClosedError } from "../errors.js";
 import type { SessionEventFields } from "../events.js";
 import { FrameCollector } from "../frame.js";
-import { CappedMap } from "../internal/capped-map.js";
 import { ReusableTimeout } from "../internal/reusable-timeout.js";
 import { normalizeCellOptions, normalizeCode, type CellOptions } from "../options.js";
 import { CellRun, cellResult, releasedResult, type SettleDetails } from "./cell-run.js";
@@ -79,7 +78,13 @@ export class CellLifecycle {
   #state: LockState = "idle";
   #lock: CellRun | undefined;
   readonly #queue: CellRun[] = [];
-  readonly #settled = new CappedMap<string, CellRun>(RETAINED_CELLS);
+  /**
+   * The last {@link RETAINED_CELLS} settled cells, a ring (oldest overwritten): looked up only by
+   * `poll(id)`, so a scan; a Map evicting its oldest key cost more per cell than the whole lookup.
+   */
+  readonly #settled: CellRun[] = [];
+  /** Where the next settled cell goes once the ring is full (the oldest). */
+  #settledNext = 0;
   #lastRun: CellRun | undefined;
   /** False after input that submits something (Enter, Ctrl-C) was typed outside a cell, until the next prompt. */
   #atPrompt = true;
@@ -248,7 +253,7 @@ export class CellLifecycle {
         ? (this.#lock ?? this.#queue[0] ?? this.#lastRun)
         : this.#lock?.id === cellId
           ? this.#lock
-          : (this.#settled.get(cellId) ?? this.#queue.find((queued) => queued.id === cellId));
+          : (this.#settled.find((settled) => settled.id === cellId) ?? this.#queue.find((queued) => queued.id === cellId));
     if (run === undefined) {
       if (cellId === undefined) return undefined;
       throw new AgentTtyError(
@@ -286,8 +291,11 @@ export class CellLifecycle {
   #begin(run: CellRun): void {
     this.#lock = run;
     this.#state = "busy";
-    run.startedAt = new Date();
-    run.startTime = performance.now();
+    if (run.status === "queued") {
+      // Its turn came: it starts now (a cell that never queued started when it was made).
+      run.startedAt = new Date();
+      run.startTime = performance.now();
+    }
     run.setStatus("running");
     this.#armTimeout(run, run.options.timeoutMs);
     if (run.unlisten === undefined) this.#watchAbort(run);
@@ -439,7 +447,11 @@ export class CellLifecycle {
     run.unlisten?.();
     run.status = status;
     this.#lastRun = run;
-    this.#settled.set(run.id, run);
+    if (this.#settled.length < RETAINED_CELLS) this.#settled.push(run);
+    else {
+      this.#settled[this.#settledNext] = run;
+      this.#settledNext = (this.#settledNext + 1) % RETAINED_CELLS;
+    }
     this.#host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
     run.control.finish(result);
     for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);

@@ -118,13 +118,10 @@ export class OutputPipeline {
   push(text: string): void {
     this.#lastOutputAt = performance.now();
     this.#host.raw(text);
-    for (const stream of this.#rawStreams) stream.push(text);
-    // A terminal shows nothing for the detector's marks: the emulator need not parse them (a whole mark
-    // only; one cut between reads goes as it is, and the emulator joins it up).
-    const shown = this.#markStart !== undefined && text.includes(this.#markStart) ? text.replace(this.#marks as RegExp, "") : text;
-    this.#screenPending.push(shown);
+    if (this.#rawStreams.size > 0) for (const stream of this.#rawStreams) stream.push(text);
+    this.#screenPending.push(text);
     this.#screenPendingPlain.push(false);
-    this.#screenPendingChars += shown.length;
+    this.#screenPendingChars += text.length;
     this.#queryAnswers?.noteOutput(text);
     if (text.includes("\x1b") && TERMINAL_QUERY.test(text)) {
       this.#syncScreen();
@@ -135,13 +132,13 @@ export class OutputPipeline {
     this.#assembler.push(text, this.#sink);
     // Plain text lets the screen skip the middle of a long burst without looking at it again.
     const last = this.#screenPending.length - 1;
-    if (this.#assembler.lastPushPlain && this.#screenPending[last] === shown) this.#screenPendingPlain[last] = true;
+    if (this.#assembler.lastPushPlain && this.#screenPending[last] === text) this.#screenPendingPlain[last] = true;
     this.#flush();
     const partial = this.#assembler.partialLine;
     if (partial !== "" && partial !== this.#lastPartial) {
       this.#lastPartial = partial;
       this.#typed.partial(partial);
-      for (const watcher of this.#lineWatchers) watcher(undefined, partial);
+      if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(undefined, partial);
       this.#handle(this.#feed({ line: partial, partial: true }));
     }
   }
@@ -179,11 +176,21 @@ export class OutputPipeline {
       let start = 0;
       for (let end = 1; end <= pending.length; end++) {
         if (end < pending.length && plain[end] === plain[start]) continue;
-        this.#screen.write(end - start === 1 ? (pending[start] as string) : pending.slice(start, end).join(""), plain[start] === true);
+        const text = end - start === 1 ? (pending[start] as string) : pending.slice(start, end).join("");
+        this.#screen.write(plain[start] === true ? text : this.#hideMarks(text), plain[start] === true);
         start = end;
       }
     }
     return this.#screen;
+  }
+
+  /**
+   * A terminal shows nothing for the detector's marks: the emulator need not parse them. Taken out of a
+   * whole batch (not chunk by chunk as they come): whole marks only; one cut by a plain chunk goes as
+   * it is, and the emulator joins it up.
+   */
+  #hideMarks(text: string): string {
+    return this.#markStart !== undefined && text.includes(this.#markStart) ? text.replace(this.#marks as RegExp, "") : text;
   }
 
   #makeScreen(): Screen {
@@ -205,7 +212,7 @@ export class OutputPipeline {
 
   #onLine(text: string): void {
     this.#lastPartial = "";
-    for (const watcher of this.#lineWatchers) watcher(text, "");
+    if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(text, "");
     if (this.#host.frame() === undefined && this.#typed.line(text) !== undefined && !this.#idleNoise) {
       // A command typed at the prompt outside any cell: the transcript shows it without the prompt.
       this.#publishInput(this.#typed.take() ?? "");
@@ -268,7 +275,7 @@ export class OutputPipeline {
     if (text === "") return;
     this.#atLineStart = text.endsWith("\n");
     this.#transcript.append(text);
-    for (const stream of this.#cleanStreams) stream.push(text);
+    if (this.#cleanStreams.size > 0) for (const stream of this.#cleanStreams) stream.push(text);
   }
 
   /** Feeds the detector and reads its answer as a {@link Verdict} (the one place that accepts the first form's shapes). */

@@ -2,6 +2,13 @@
 const MAX_BYTES = 2 << 20;
 /** The first buffer's size; it grows as needed, up to {@link MAX_BYTES}. */
 const FIRST_BYTES = 4096;
+/**
+ * Appends are gathered up to this many characters, or {@link BATCH_PIECES} pieces, and written
+ * in one go (a cell makes two or three small ones; each write to the ring has a fixed cost).
+ */
+const BATCH_CHARS = 8192;
+/** Also bounds what pending pieces keep alive (a slice holds the chunk it was cut from). */
+const BATCH_PIECES = 32;
 
 /**
  * The clean transcript of a session, bounded: cells' input lines and output
@@ -23,9 +30,27 @@ export class Transcript {
   #length = 0;
   /** Bytes that fell out of the ring. */
   #dropped = 0;
+  /** Appended, not yet written to the ring (see {@link BATCH_CHARS}). */
+  #pending: string[] = [];
+  #pendingChars = 0;
 
   append(text: string): void {
     if (text === "") return;
+    this.#pending.push(text);
+    this.#pendingChars += text.length;
+    if (this.#pendingChars >= BATCH_CHARS || this.#pending.length >= BATCH_PIECES) this.#flush();
+  }
+
+  #flush(): void {
+    const pending = this.#pending;
+    if (pending.length === 0) return;
+    const text = pending.length === 1 ? (pending[0] as string) : pending.join("");
+    this.#pending = [];
+    this.#pendingChars = 0;
+    this.#write(text);
+  }
+
+  #write(text: string): void {
     const bytes = Buffer.byteLength(text);
     if (bytes >= MAX_BYTES) {
       const encoded = Buffer.from(text);
@@ -83,6 +108,7 @@ export class Transcript {
    * line says how many bytes are missing (see {@link Transcript}).
    */
   lastLines(count: number): string {
+    this.#flush();
     const bytes = this.#bytes();
     // Bytes of a character cut by the wrap are counted with what fell out.
     let from = 0;

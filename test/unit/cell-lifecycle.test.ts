@@ -345,6 +345,24 @@ describe("CellLifecycle: the program exits, results are kept", () => {
     expect(() => h.cells.poll(ids[0])).toThrow(`the last ${RETAINED_CELLS} cells are kept`);
   });
 
+  it(`poll() keeps exactly the last ${RETAINED_CELLS} settled cells over many turns of its ring`, async () => {
+    const h = harness();
+    const ids: string[] = [];
+    const total = RETAINED_CELLS * 2 + RETAINED_CELLS / 2;
+    for (let i = 0; i < total; i++) {
+      const cell = h.cells.fire(`echo ${i}`, undefined);
+      ids.push(cell.id);
+      h.answer(String(i));
+      await cell.result;
+      await ticks();
+    }
+    for (let i = 0; i < total; i++) {
+      if (i < total - RETAINED_CELLS) expect(() => h.cells.poll(ids[i])).toThrow("cells are kept");
+      else expect(h.cells.poll(ids[i])).toMatchObject({ cellId: ids[i], status: "done", output: String(i) });
+    }
+    expect(h.cells.poll(undefined)).toMatchObject({ cellId: ids.at(-1), output: String(total - 1) });
+  });
+
   it("wait() before any cell is ERR_UNKNOWN_CELL; after, the last result", async () => {
     const h = harness();
     expect(() => h.cells.wait(undefined, false)).toThrow(AgentTtyError);

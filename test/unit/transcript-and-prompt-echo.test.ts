@@ -10,6 +10,19 @@ describe("Transcript", () => {
     expect(transcript.lastLines(100)).toBe("echo a\na\necho b\nb");
   });
 
+  it("shows every append at once whatever its size, small ones gathered before they are written included", () => {
+    const transcript = new Transcript();
+    const want: string[] = [];
+    for (let n = 0; n < 500; n++) {
+      // Small appends (gathered), a few large ones (over the batch size), some split mid-line.
+      const text = n % 97 === 0 ? `${"y".repeat(10_000)}${n}\n` : n % 5 === 0 ? `part${n}-` : `line ${n}\n`;
+      transcript.append(text);
+      want.push(text);
+      if (n % 7 === 0) expect(transcript.lastLines(3)).toBe(want.join("").replace(/\n$/, "").split("\n").slice(-3).join("\n"));
+    }
+    expect(transcript.lastLines(1_000)).toBe(want.join("").replace(/\n$/, ""));
+  });
+
   it("stays bounded under a flood and says how many bytes fell out when asked for more than it keeps", () => {
     const transcript = new Transcript();
     const line = `${"x".repeat(99)}\n`; // 100 bytes

@@ -270,7 +270,7 @@ class ShellIntegrationDetector implements FrameDetector {
           .split("\n")
           .map((line) => line.trim())
           .filter((line) => line !== "")
-      : [code.trim()].filter((line) => line !== "");
+      : oneLine(code.trim());
     this.#outputStarted = false;
     this.#incomplete = false;
     this.#typing = true;
@@ -342,7 +342,9 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   #onMark(body: string): Verdict | undefined {
-    const tagged = /^(\d+):/.exec(body);
+    // The session's own shell (depth 0) tags nothing: its marks start with their kind, a letter.
+    const first = body.charCodeAt(0);
+    const tagged = first >= 0x30 && first <= 0x39 ? /^(\d+):/.exec(body) : null;
     const depth = tagged === null ? 0 : Number(tagged[1]);
     const mark = tagged === null ? body : body.slice(tagged[0].length);
     const boot = this.#boot;
@@ -397,9 +399,10 @@ class ShellIntegrationDetector implements FrameDetector {
         if (this.#typing) return undefined;
         // Only the first status mark before the prompt counts (fish may add one from its prompt).
         if (this.#pendingEnd !== undefined) return undefined;
-        const [status = "", ...cwdParts] = mark.slice(2).split(";");
-        const exitCode = Number.parseInt(status, 10);
-        this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: cwdParts.join(";") };
+        // D;<status>;<cwd> (the cwd may hold ";").
+        const fieldsEnd = mark.indexOf(";", 2);
+        const exitCode = Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
+        this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: fieldsEnd === -1 ? "" : mark.slice(fieldsEnd + 1) };
         if (this.#awaitingStart && !this.#incomplete) {
           // No command started: the cell ran none (a comment, a syntax error), or the line editor
           // redrew its prompt between accepting the line and running it. Only a prompt that stays ends it.
@@ -725,7 +728,9 @@ class ShellIntegrationDetector implements FrameDetector {
   // (or, with no command at all, an error about it).
   #looksLikeEcho(line: string): boolean {
     const trimmed = line.trim();
-    return trimmed === "" || this.#codeLines.some((code) => trimmed.includes(code));
+    if (trimmed === "") return true;
+    for (const code of this.#codeLines) if (trimmed.includes(code)) return true;
+    return false;
   }
 
   #removeStartupFiles(): void {
@@ -749,4 +754,9 @@ class ShellIntegrationDetector implements FrameDetector {
 function replVerdict(repl: FrameDetector, event: Extract<DetectorInput, { line: string }>): Verdict | undefined {
   const result: FeedResult | Promise<FeedResult> = repl.feed(event);
   return result instanceof Promise ? undefined : toVerdict(result);
+}
+
+/** A one-line cell's lines, as `encode` keeps them (none when blank). */
+function oneLine(trimmed: string): string[] {
+  return trimmed === "" ? [] : [trimmed];
 }
