@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
-import { lstat, readdir, rm } from "node:fs/promises";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -178,22 +178,38 @@ export function sweepLeftoverTempDirs(dir = tmpdir()): void {
   }
 }
 
-/** {@link sweepLeftoverTempDirs} off the spawn's path: a directory of hundreds of entries takes milliseconds to read. */
+/** Entries of a directory the background sweep looks at per turn of the event loop. */
+const SWEEP_BATCH = 32;
+
+/**
+ * {@link sweepLeftoverTempDirs} off the spawn's path: a directory of hundreds of entries takes
+ * milliseconds to read. The entries are looked at a batch per turn of the event loop, each with two
+ * small synchronous calls (cheaper than a promise each: the sweep runs while the first cells do).
+ */
 async function sweepInBackground(dir: string): Promise<void> {
+  let names: string[];
   try {
-    for (const name of await readdir(dir)) {
+    names = await readdir(dir);
+  } catch {
+    return; // Unreadable: nothing to sweep.
+  }
+  for (let start = 0; start < names.length; start += SWEEP_BATCH) {
+    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (let index = start; index < Math.min(names.length, start + SWEEP_BATCH); index++) {
+      const name = names[index] as string;
       if (!isLeftoverName(name)) continue;
       const path = join(dir, name);
       try {
-        if (isLeftover(await lstat(path))) await rm(path, { recursive: true, force: true });
+        if (isLeftover(lstatSync(path))) await rm(path, { recursive: true, force: true });
       } catch {
         // Gone already, or not ours to remove.
       }
     }
-  } catch {
-    // Unreadable: nothing to sweep.
   }
 }
+
+/** Whether `/proc/<pid>` tells whether a process runs (Linux, /proc mounted for this namespace). */
+let procShowsProcesses: boolean | undefined;
 
 /** Named after a process (not this one) that is gone. */
 function isLeftoverName(name: string): boolean {
@@ -206,6 +222,10 @@ function isLeftover(stat: { isDirectory(): boolean; uid: number; mtimeMs: number
 }
 
 function processExists(pid: number): boolean {
+  // Where /proc shows this namespace's processes, a look at it costs a fraction of a failed kill()
+  // (whose error object captures a stack): most names in the directory are other processes'.
+  procShowsProcesses ??= process.platform === "linux" && existsSync(`/proc/${process.pid}`);
+  if (procShowsProcesses) return existsSync(`/proc/${pid}`);
   try {
     process.kill(pid, 0);
     return true;

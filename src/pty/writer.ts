@@ -25,8 +25,31 @@ export class PtyWriter {
 
   write(data: string): void {
     if (this.#closed || data === "") return;
+    if (this.#queue.length === 0 && this.#retry === undefined) {
+      // Nothing waiting (a cell, a key): the text goes as it is, no buffer made for it unless it does not fit.
+      const written = this.#writeNow(data);
+      if (written === undefined) return;
+      const bytes = Buffer.byteLength(data);
+      if (written >= bytes) return;
+      this.#queue.push(Buffer.from(data, "utf8").subarray(written));
+      this.#scheduleRetry();
+      return;
+    }
     this.#queue.push(Buffer.from(data, "utf8"));
-    if (this.#queue.length === 1 && this.#retry === undefined) this.#drain();
+    if (this.#retry === undefined) this.#drain();
+  }
+
+  /** One `write(2)` of `data` now: the bytes written (0 when the terminal is full), `undefined` when it is gone. */
+  #writeNow(data: string): number | undefined {
+    try {
+      const written = writeSync(this.#fd, data);
+      this.#fullRetries = 0;
+      return written;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") return 0;
+      this.close(); // EIO and the like: the terminal is gone
+      return undefined;
+    }
   }
 
   /** Drops what is still queued (the terminal is going away). */
