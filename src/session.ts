@@ -401,9 +401,10 @@ export class Session {
   }
 
   #waitingForInput(): boolean | undefined {
-    const pid = this.#pty?.pid;
-    if (pid === undefined || !isLinuxProcAvailable()) return undefined;
-    return isForegroundReading(pid);
+    const pty = this.#pty;
+    if (pty === undefined || !isLinuxProcAvailable()) return undefined;
+    // Seen blocked reading first: what it printed before is then in the terminal, and read by the check after.
+    return isForegroundReading(pty.pid) && !pty.hasUnreadOutput();
   }
 
   /**

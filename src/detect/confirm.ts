@@ -2,8 +2,12 @@ import type { DetectorIo, FrameEnd } from "./types.js";
 
 /** Longest pause between two checks of a look-alike prompt. */
 const MAX_RECHECK_MS = 100;
-/** Checks made on the next turns of the event loop before waiting on timers: a program that just printed its prompt reads a moment later. */
-const QUICK_RECHECKS = 4;
+/**
+ * Checks made on the next turns of the event loop before waiting on timers: a program that just
+ * printed its prompt reads a moment later. A lingering check takes three turns, an immediate one one.
+ */
+const QUICK_RECHECKS = 6;
+const QUICK_LINGERING_RECHECKS = 4;
 
 /**
  * Confirms that text which looks like a prompt is one: the program in the
@@ -12,20 +16,30 @@ const QUICK_RECHECKS = 4;
  * checked again, with backoff, for as long as nothing new arrives.
  *
  * A program seen waiting may have printed more since the text being judged
- * was read (the terminal can hand over `>>> ` and its newline in two reads),
- * so the one check that decides is made once the event loop has read what
- * the terminal holds; anything new cancels it.
+ * was read (the terminal can hand over `>>> ` and its newline in two reads):
+ * `waitingForInput` answers true only when the terminal also holds nothing
+ * unread (the session reads it without waiting, after seeing the program
+ * blocked), and what it finds is fed before anything else and cancels the
+ * check. The check is made at once, in the same turn as the text arrived:
+ * the frame ends without waiting for the event loop.
+ *
+ * With `lingering`, the program must still be waiting two turns of the event
+ * loop later (an I/O poll between them): for text that may be a redraw
+ * before the rest of what was typed reaches the program (shell
+ * integration's prompt after a pasted cell, before its Enter is read).
  */
 export class PromptConfirmer {
   readonly #io: () => DetectorIo | undefined;
+  readonly #lingering: boolean;
   #timer: NodeJS.Timeout | undefined;
   #immediate: NodeJS.Immediate | undefined;
   #generation = 0;
-  /** Whether `waitingForInput` answered once (`/proc` is there and the program was alive). */
+  /** With `lingering`: whether `waitingForInput` answered once (`/proc` is there and the program was alive). */
   #canTell = false;
 
-  constructor(io: () => DetectorIo | undefined) {
+  constructor(io: () => DetectorIo | undefined, options: { readonly lingering?: boolean } = {}) {
     this.#io = io;
+    this.#lingering = options.lingering === true;
   }
 
   /**
@@ -36,7 +50,15 @@ export class PromptConfirmer {
    */
   confirm<T extends FrameEnd | undefined>(act: () => T, attempt = 0): T | undefined {
     this.cancel();
-    if (this.#canTell !== true) {
+    if (this.#lingering) return this.#confirmLingering(act, attempt);
+    // Where the system cannot tell (no /proc), the prompt is taken as it is.
+    if (this.#io()?.waitingForInput() !== false) return act();
+    this.#recheck(act, attempt);
+    return undefined;
+  }
+
+  #confirmLingering<T extends FrameEnd | undefined>(act: () => T, attempt: number): T | undefined {
+    if (!this.#canTell) {
       // The first time only: whether the system can tell at all (and, if not, the prompt is taken as it is).
       const waiting = this.#io()?.waitingForInput();
       if (waiting === undefined) return act();
@@ -46,15 +68,17 @@ export class PromptConfirmer {
         return undefined;
       }
     }
-    // One check, after two turns of the event loop: the second starts after an I/O poll has read
-    // pending output (which cancels this), so the program is judged after what it printed was seen.
+    // One check, after two turns of the event loop: the second starts after an I/O poll.
     const generation = this.#generation;
     this.#immediate = setImmediate(() => {
       this.#immediate = setImmediate(() => {
         this.#immediate = undefined;
         if (generation !== this.#generation) return;
         if (this.#io()?.waitingForInput() === false) this.#recheck(act, attempt);
-        else this.#finish(act);
+        else {
+          const end = act();
+          if (end !== undefined) this.#io()?.endFrame(end);
+        }
       });
     });
     return undefined;
@@ -78,12 +102,8 @@ export class PromptConfirmer {
       const end = this.confirm(act, attempt + 1);
       if (end !== undefined) this.#io()?.endFrame(end);
     };
-    if (attempt < QUICK_RECHECKS) this.#immediate = setImmediate(again);
-    else this.#timer = setTimeout(again, Math.min(2 ** (attempt - QUICK_RECHECKS), MAX_RECHECK_MS));
-  }
-
-  #finish(act: () => FrameEnd | undefined): void {
-    const end = act();
-    if (end !== undefined) this.#io()?.endFrame(end);
+    const quick = this.#lingering ? QUICK_LINGERING_RECHECKS : QUICK_RECHECKS;
+    if (attempt < quick) this.#immediate = setImmediate(again);
+    else this.#timer = setTimeout(again, Math.min(2 ** (attempt - quick), MAX_RECHECK_MS));
   }
 }

@@ -101,7 +101,7 @@ export function isForegroundReading(shellPid: number): boolean {
   const shell = readShell(shellPid);
   if (shell === undefined) return false;
   const pgid = shell.tpgid;
-  const leader = pgid === shell.pid ? shell : readStat(`/proc/${pgid}`, true);
+  const leader = pgid === shell.pid ? shell : readStat(pgid, true);
   if (leader !== undefined && leader.pgrp === pgid && isBlockedOnTerminal(leader, shell.ttyNr)) return true;
   return foregroundOf(shell, leader?.pgrp === pgid ? leader.pid : undefined)?.blockedOnTerminal === true;
 }
@@ -109,7 +109,7 @@ export function isForegroundReading(shellPid: number): boolean {
 /** The program the PTY started, if it is alive and has a controlling terminal. */
 function readShell(shellPid: number): ProcStat | undefined {
   if (!isLinuxProcAvailable() || !Number.isSafeInteger(shellPid) || shellPid <= 0) return undefined;
-  const shell = readStat(`/proc/${shellPid}`, true);
+  const shell = readStat(shellPid, true);
   return shell === undefined || shell.tpgid <= 0 || shell.ttyNr === 0 ? undefined : shell;
 }
 
@@ -156,9 +156,14 @@ export function listSessionProcesses(sid: number): number[] {
     .sort((a, b) => a - b);
 }
 
-/** Parses `/proc/<pid>/stat` (or a task's); `comm` may hold spaces and parentheses. */
-function readStat(dir: string, kept = false): ProcStat | undefined {
-  const text = kept ? readProcFile(`${dir}/stat`) : readText(`${dir}/stat`);
+/**
+ * Parses `/proc/<pid>/stat`; `comm` may hold spaces and parentheses. `kept`: read
+ * through a kept descriptor, and from the main thread's own file (`/proc/<pid>/task/<pid>/stat`),
+ * which holds the same fields but costs the kernel less (no sums over the threads): 7 µs instead
+ * of 10–18 µs here, read on every check.
+ */
+function readStat(id: number, kept = false): ProcStat | undefined {
+  const text = kept ? readProcFile(`/proc/${id}/task/${id}/stat`) : readText(`/proc/${id}/stat`);
   if (text === undefined) return undefined;
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
@@ -200,7 +205,7 @@ function groupMembersBelow(root: ProcStat, pgid: number): ProcStat[] | undefined
     for (const pid of children) {
       if (seen.has(pid) || seen.size > 4096) continue;
       seen.add(pid);
-      const stat = readStat(`/proc/${pid}`, true);
+      const stat = readStat(pid, true);
       if (stat !== undefined) queue.push(stat);
     }
   }
@@ -225,7 +230,7 @@ function childrenOf(stat: ProcStat): number[] | undefined {
 function scanProcesses(keep: (stat: ProcStat) => boolean): ProcStat[] {
   const found: ProcStat[] = [];
   for (const pid of listNumeric("/proc")) {
-    const stat = readStat(`/proc/${pid}`);
+    const stat = readStat(pid);
     if (stat !== undefined && keep(stat)) found.push(stat);
   }
   return found;
@@ -308,30 +313,59 @@ function wchanSuggestsTerminal(pid: number, dir: string, ttyNr: number): boolean
   return TERMINAL_WCHAN.test(wchan) && isTerminalFd(pid, 0, ttyNr);
 }
 
-/** Whether descriptor `fd` of `pid` is the terminal (`/dev/pts/N` or `/dev/tty`). */
+/**
+ * Files known to be a terminal: `"<mnt_id>:<ino>"` (from `/proc/<pid>/fdinfo/<fd>`) to the
+ * terminal's device number. Only pseudo-terminals (devpts gives pts N the same inode for as long as
+ * the mount lives) are kept; `/dev/tty` and the rest are stat'ed every time.
+ */
+const terminalFiles = new Map<string, number>();
+const MAX_TERMINAL_FILES = 64;
+/** Major device numbers of Unix 98 pseudo-terminal slaves (`/dev/pts/N`). */
+const PTS_MAJORS = new Set([136, 137, 138, 139, 140, 141, 142, 143]);
+const FDINFO_FILE = /^mnt_id:\s*(\d+)$[^]*^ino:\s*(\d+)$/m;
+
+/**
+ * Whether descriptor `fd` of `pid` is the terminal (`/dev/pts/N` or `/dev/tty`). A descriptor's
+ * fdinfo (read through a kept descriptor, 3–5 µs) names its file; a file seen before to be this
+ * terminal is not stat'ed again (a stat through `/proc/<pid>/fd/<fd>` is 16–22 µs).
+ */
 function isTerminalFd(pid: number, fd: number, ttyNr: number): boolean {
   if (!Number.isSafeInteger(fd) || fd < 0) return false;
+  const info = readProcFile(`/proc/${pid}/fdinfo/${fd}`);
+  const file = info === undefined ? null : FDINFO_FILE.exec(info);
+  const key = file === null ? undefined : `${file[1]}:${file[2]}`;
+  if (key !== undefined && terminalFiles.get(key) === ttyNr) return true;
   try {
     const stats = statSync(`/proc/${pid}/fd/${fd}`);
-    return stats.isCharacterDevice() && (stats.rdev === ttyNr || stats.rdev === DEV_TTY);
+    if (!stats.isCharacterDevice()) return false;
+    if (key !== undefined && stats.rdev === ttyNr && PTS_MAJORS.has((ttyNr >>> 8) & 0xfff)) {
+      if (terminalFiles.size >= MAX_TERMINAL_FILES) terminalFiles.clear();
+      terminalFiles.set(key, ttyNr);
+    }
+    return stats.rdev === ttyNr || stats.rdev === DEV_TTY;
   } catch {
     return false;
   }
 }
 
 /** Reads `length` bytes of the process's memory at `address`; `undefined` if not allowed. */
-function readMemory(pid: number, address: number, length: number): Buffer | undefined {
+function readMemory(pid: number, address: number, length: number, retry = true): Buffer | undefined {
   if (endianness() !== "LE" || !Number.isSafeInteger(address) || address <= 0) return undefined;
-  const fd = openProcFile(`/proc/${pid}/mem`);
+  const path = `/proc/${pid}/mem`;
+  const fd = openProcFile(path);
   if (fd === undefined) return undefined;
+  let read = 0;
+  const buffer = Buffer.alloc(length);
   try {
-    const buffer = Buffer.alloc(length);
-    const read = readSync(fd, buffer, 0, length, address);
-    return read === length ? buffer : undefined;
+    read = readSync(fd, buffer, 0, length, address);
   } catch {
-    forgetProcFile(`/proc/${pid}/mem`);
-    return undefined;
+    // Not mapped, or the process is gone.
   }
+  if (read === length) return buffer;
+  // A kept descriptor of mem reads the memory the process had when it was opened: after an exec
+  // (same pid, new program) it reads nothing. Opened again once.
+  forgetProcFile(path);
+  return retry ? readMemory(pid, address, length, false) : undefined;
 }
 
 function readText(path: string): string | undefined {
@@ -421,7 +455,7 @@ function listNumeric(dir: string): number[] {
 
 /** Whether `pid` is a live process (`/proc/<pid>/stat`): a zombie waiting for its parent counts as gone. */
 export function isRunning(pid: number): boolean {
-  const state = readStat(`/proc/${pid}`)?.state;
+  const state = readStat(pid)?.state;
   return state !== undefined && state !== "Z";
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync } from "node:fs";
+import { closeSync, constants, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import * as nodePty from "node-pty";
 import type { SpawnPlan } from "./spawn-plan.js";
@@ -19,6 +19,14 @@ export interface PtyProcess {
   resize(cols: number, rows: number): void;
   /** Signals the program (not its whole session). */
   kill(signal: NodeJS.Signals): void;
+  /**
+   * Whether the program printed something not read yet: a read of the terminal that does not
+   * wait (Linux flushes what the program wrote on the way, so after the program was seen blocked
+   * reading, `false` means everything it printed was read). What it reads is handed to `onData`
+   * before anything read later, once the current call stack is done (a microtask), never
+   * inside this call. `false` where it cannot tell.
+   */
+  hasUnreadOutput(): boolean;
   /** Lets the terminal hang up once the program is gone (call before ending it on purpose). */
   releaseSlave(): void;
   /** Stops reading and frees the PTY; idempotent. */
@@ -65,10 +73,11 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
     slave = undefined;
   };
 
-  pty.onData((data: string | Buffer) => {
+  const deliver = (data: string | Buffer): void => {
     const text = typeof data === "string" ? data : decoder.write(data);
     if (text !== "") handlers.onData(text);
-  });
+  };
+  pty.onData(deliver);
   pty.onExit(({ exitCode, signal }) => {
     exited = true;
     writer?.close();
@@ -98,6 +107,27 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
         // already gone
       }
     },
+    hasUnreadOutput() {
+      if (typeof fd !== "number" || destroyed || exited) return false;
+      // Nothing there is the usual answer, and an error (EAGAIN) each time: no stack trace to build.
+      const stackTraceLimit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      let read = 0;
+      try {
+        read = readSync(fd, unreadScratch, 0, unreadScratch.length, null);
+      } catch {
+        return false;
+      } finally {
+        Error.stackTraceLimit = stackTraceLimit;
+      }
+      if (read <= 0) return false;
+      // Handed over after the current call, as node-pty hands over each of its reads.
+      const data = Buffer.from(unreadScratch.subarray(0, read));
+      queueMicrotask(() => {
+        if (!destroyed) deliver(data);
+      });
+      return true;
+    },
     releaseSlave,
     destroy() {
       releaseSlave();
@@ -115,6 +145,9 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
     },
   };
 }
+
+/** Where {@link PtyProcess.hasUnreadOutput} reads (copied out when it got something). */
+const unreadScratch = Buffer.allocUnsafe(64 * 1024);
 
 function openSlave(pty: nodePty.IPty): number | undefined {
   const path = (pty as nodePty.IPty & { ptsName?: string }).ptsName;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import {
   type ForegroundInfo,
   isForegroundReading,
@@ -149,6 +150,41 @@ describe.runIf(isLinuxProcAvailable())("readForeground", () => {
     expect(info.command).toBe("bash");
     expect(readCommandLine(info.pgid)[0]).toBe("sleep");
     expect(isForegroundReading(shell.pid)).toBe(true);
+  });
+
+  it("a program seen reading its terminal, then reading a pipe put in its place (dup2 onto stdin), is not blocked on the terminal", async () => {
+    const shell = await bash();
+    await run(shell, python("import os; input('first? '); r, w = os.pipe(); os.dup2(r, 0); print('switched', flush=True); os.read(0, 1)"));
+    // Seen reading the terminal on stdin first: what stdin is must be looked at again, not remembered.
+    await waitFor(blockedIn(shell, /^python/));
+    shell.write("\r");
+    await waitFor(() => shell.output().includes("switched\r\n") && readForeground(shell.pid)?.state === "S");
+    await holdsFor(shell, (info) => info?.command.startsWith("python") === true && !info.blockedOnTerminal);
+  });
+
+  it("a program that replaced itself (exec, same pid) is checked anew: its select on a pipe is not blocked on the terminal", async () => {
+    const shell = await bash();
+    // Checked at its prompt (bash waits in pselect6: its memory is read for the descriptor set), and
+    // checked on through the exec, as a running cell is, so what the checks keep open stays open.
+    await waitFor(blockedIn(shell, /^bash$/));
+    const checks = setInterval(() => isForegroundReading(shell.pid), 5);
+    try {
+      // The interpreter itself (not a launcher script that starts other processes first).
+      const interpreter = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
+      const code = "import os, select; r, w = os.pipe(); os.dup2(r, 5); print('waiting', flush=True); select.select([5], [], [])";
+      await run(shell, `exec ${interpreter} -c ${JSON.stringify(code)}`);
+      // In select (x64 23 or pselect6 270, arm64 72), read without the checks' kept descriptors.
+      await waitFor(
+        () => shell.output().includes("waiting\r\n") && /^(23|270|72) 0x6 /.test(readFileSync(`/proc/${shell.pid}/syscall`, "utf8")),
+      );
+      expect(readCommandLine(shell.pid)[0]).toMatch(/python3?$/);
+      for (let index = 0; index < 10; index++) {
+        expect(isForegroundReading(shell.pid)).toBe(false);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      clearInterval(checks);
+    }
   });
 
   it("returns undefined for a process that is gone", async () => {

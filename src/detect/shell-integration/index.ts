@@ -166,7 +166,8 @@ class ShellIntegrationDetector implements FrameDetector {
   #awaitingStart = false;
   /** The pending end came without a command before it: it counts once the prompt stays. */
   #tentative = false;
-  readonly #confirmer = new PromptConfirmer(() => this.#levelIo);
+  // A prompt that stays: the one after a pasted cell may be a redraw before its Enter reaches the shell.
+  readonly #confirmer = new PromptConfirmer(() => this.#levelIo, { lingering: true });
   #incompleteWatch: NodeJS.Timeout | undefined;
   #lastFedAt = 0;
   #pendingEnd: FrameEnd | undefined;
