@@ -9,9 +9,13 @@ import { EchoFilter } from "../terminal/echo-filter.js";
 import { LineAssembler, type LineSink } from "../terminal/line-assembler.js";
 import { PromptEcho } from "../terminal/prompt-echo.js";
 import { Screen } from "../terminal/screen.js";
+import { ScreenBacklog } from "../terminal/screen-backlog.js";
 import { Transcript } from "../terminal/transcript.js";
 
-/** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
+/**
+ * Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded), or,
+ * before there is one, before the backlog is collapsed.
+ */
 const SCREEN_BATCH_CHARS = 1 << 16;
 /** Bytes one `output()` consumer may fall behind before output is dropped (and said so). */
 const STREAM_BUFFER_BYTES = 8 << 20;
@@ -65,10 +69,8 @@ export class OutputPipeline {
   /** Answers to the program's terminal queries, made with the screen. */
   #queryAnswers: QueryAnswers | undefined;
   #size: { cols: number; rows: number };
-  #screenPending: string[] = [];
-  /** Whether each pending chunk is known to be plain text (see `LineAssembler.lastPushPlain`). */
-  #screenPendingPlain: boolean[] = [];
-  #screenPendingChars = 0;
+  /** Output the emulator has not parsed yet (all of it, until one is made). */
+  readonly #backlog = new ScreenBacklog();
   #echo: EchoFilter | undefined;
   /** With a mark-based detector: the cell's output has not started yet (what comes is its echo). */
   #liveGate = false;
@@ -119,20 +121,18 @@ export class OutputPipeline {
     this.#lastOutputAt = performance.now();
     this.#host.raw(text);
     if (this.#rawStreams.size > 0) for (const stream of this.#rawStreams) stream.push(text);
-    this.#screenPending.push(text);
-    this.#screenPendingPlain.push(false);
-    this.#screenPendingChars += text.length;
+    this.#backlog.push(text);
     this.#queryAnswers?.noteOutput(text);
     if (text.includes("\x1b") && TERMINAL_QUERY.test(text)) {
       this.#syncScreen();
       this.#queryAnswers?.noteOutput(afterLastQuery(text));
-    } else if (this.#screenPendingChars > SCREEN_BATCH_CHARS) this.#syncScreen();
+    }
     this.#host.frame()?.appendRaw(text);
     this.#handle(this.#feed({ raw: text }));
     this.#assembler.push(text, this.#sink);
     // Plain text lets the screen skip the middle of a long burst without looking at it again.
-    const last = this.#screenPending.length - 1;
-    if (this.#assembler.lastPushPlain && this.#screenPending[last] === text) this.#screenPendingPlain[last] = true;
+    if (this.#assembler.lastPushPlain) this.#backlog.markPlain(text);
+    if (this.#backlog.chars > SCREEN_BATCH_CHARS) this.#bound();
     this.#flush();
     const partial = this.#assembler.partialLine;
     if (partial !== "" && partial !== this.#lastPartial) {
@@ -166,21 +166,7 @@ export class OutputPipeline {
 
   #syncScreen(): Screen {
     this.#screen ??= this.#makeScreen();
-    const pending = this.#screenPending;
-    if (pending.length > 0) {
-      const plain = this.#screenPendingPlain;
-      this.#screenPending = [];
-      this.#screenPendingPlain = [];
-      this.#screenPendingChars = 0;
-      // Runs of chunks known to be plain, and the others, each written in one go.
-      let start = 0;
-      for (let end = 1; end <= pending.length; end++) {
-        if (end < pending.length && plain[end] === plain[start]) continue;
-        const text = end - start === 1 ? (pending[start] as string) : pending.slice(start, end).join("");
-        this.#screen.write(plain[start] === true ? text : this.#hideMarks(text), plain[start] === true);
-        start = end;
-      }
-    }
+    this.#backlog.drainTo(this.#screen, (text) => this.#hideMarks(text));
     return this.#screen;
   }
 
@@ -191,6 +177,17 @@ export class OutputPipeline {
    */
   #hideMarks(text: string): string {
     return this.#markStart !== undefined && text.includes(this.#markStart) ? text.replace(this.#marks as RegExp, "") : text;
+  }
+
+  /**
+   * Too much output waits for the emulator. Before there is one, bursts of plain output are
+   * collapsed to their tails (a program that prints 15 MB of lines never makes the session load
+   * an emulator); when that cannot be done safely, or there is an emulator, it parses what waits.
+   */
+  #bound(): void {
+    // The emulator #makeScreen makes: this size, no scrollback.
+    if (this.#screen === undefined && this.#backlog.compact(this.#size.rows, SCREEN_BATCH_CHARS / 2)) return;
+    this.#syncScreen();
   }
 
   #makeScreen(): Screen {

@@ -35,7 +35,17 @@ export interface Disposable {
 
 // @xterm/headless is a CommonJS bundle whose exports Node cannot name statically.
 const require = createRequire(import.meta.url);
-const { Terminal: XTerm } = require("@xterm/headless") as typeof import("@xterm/headless");
+
+let xtermTerminal: typeof Terminal | undefined;
+
+/**
+ * xterm.js, loaded with the first screen: its code and the heap it fills take
+ * ~10 MB of RSS, and most sessions never need an emulator.
+ */
+function loadXterm(): typeof Terminal {
+  xtermTerminal ??= (require("@xterm/headless") as typeof import("@xterm/headless")).Terminal;
+  return xtermTerminal;
+}
 
 /**
  * A headless xterm that renders what a person would see in the terminal.
@@ -77,6 +87,7 @@ export class Screen {
       throw invalidArgument(`Expected \`scrollback\` to be a non-negative integer, got ${describeValue(scrollback)}`);
     }
     this.#scrollback = scrollback;
+    const XTerm = loadXterm();
     this.#terminal = new XTerm({ cols, rows, scrollback, allowProposedApi: true, logLevel: "off" });
     this.#internals = xtermInternals(this.#terminal);
     this.#fastForward = (options.fastForward ?? true) && this.#internals !== undefined;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isPlainText, PlainRun } from "../../src/terminal/plain-run.js";
 import { Screen } from "../../src/terminal/screen.js";
+import { ScreenBacklog } from "../../src/terminal/screen-backlog.js";
 
 /** Small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
 function random(seed: number): () => number {
@@ -231,3 +232,116 @@ describe("PlainRun", () => {
     }
   });
 });
+
+/** Whether the line assembler would call `chunk` plain (what the session marks): no ESC, no control but TAB, CR, LF. */
+const ASSEMBLER_PLAIN = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$/;
+
+describe("ScreenBacklog", () => {
+  it("collapsed without an emulator, then parsed, renders random output exactly as parsing all of it does", () => {
+    let collapsed = 0;
+    let refused = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const size = { cols: 10 + (seed % 23), rows: 2 + (seed % 9), scrollback: 0 };
+      const next = random(seed * 31);
+      // Some streams only plain text and SGR, the others anything: both paths are taken.
+      const source = seed % 3 === 0 ? plainStream(seed, size.cols) : stream(seed, size.cols, size.rows);
+      const parts = chunks(source, seed * 7919, seed % 2 === 0 ? 600 : 24);
+      // As the session does: output waits in the backlog, collapsed when it grows, until the
+      // backlog refuses; then the emulator is made and parses everything from there on.
+      const screen = new Screen({ ...size, fastForward: seed % 2 === 0 });
+      const responses: string[] = [];
+      const subscription = screen.onResponse((data) => responses.push(data));
+      const backlog = new ScreenBacklog();
+      let made = false;
+      try {
+        for (const part of parts) {
+          backlog.push(part);
+          if (ASSEMBLER_PLAIN.test(part) && next() < 0.8) backlog.markPlain(part);
+          if (made) backlog.drainTo(screen);
+          else if (backlog.chars > 1000 + Math.floor(next() * 2000)) {
+            if (backlog.compact(size.rows, 1000)) collapsed++;
+            else {
+              refused++;
+              made = true;
+              backlog.drainTo(screen);
+            }
+          }
+        }
+        backlog.drainTo(screen);
+        subscription.dispose();
+        expect(backlog.chars).toBe(0);
+        expect(probe(screen, size, responses), `seed ${seed}`).toEqual(render(parts, false, size));
+      } finally {
+        screen.dispose();
+      }
+    }
+    // Both outcomes happen often enough for the comparison to mean something.
+    expect(collapsed).toBeGreaterThan(300);
+    expect(refused).toBeGreaterThan(30);
+  });
+
+  it("holds the tail of 200,000 lines of seq output, not all of it, and renders it right", () => {
+    const lines = Array.from({ length: 200_000 }, (_, index) => `${index + 1}`);
+    const parts = chunks(`${lines.join("\r\n")}\r\n`, 42, 4096);
+    const size = { cols: 80, rows: 24, scrollback: 0 };
+    const backlog = new ScreenBacklog();
+    backlog.push("\x1b]0;a title\x07$ seq 1 200000\r\n");
+    for (const part of parts) {
+      backlog.push(part);
+      backlog.markPlain(part);
+      if (backlog.chars > 1 << 16) expect(backlog.compact(size.rows, 1 << 15)).toBe(true);
+    }
+    expect(backlog.chars).toBeLessThan(1 << 16);
+    const screen = new Screen(size);
+    try {
+      backlog.drainTo(screen);
+      expect(screen.text().split("\n").slice(-3)).toEqual(["199999", "200000", ""]);
+      expect(probe(screen, size)).toEqual(render(["\x1b]0;a title\x07$ seq 1 200000\r\n", ...parts], false, size));
+    } finally {
+      screen.dispose();
+    }
+  });
+
+  it("refuses, keeping everything, once the output set a scroll region or left a sequence it does not follow", () => {
+    for (const start of ["\x1b[2;5r", "\x1bP1$r\x1b\\", "\x9b2J", "\x1b]0;unterminated"]) {
+      const backlog = new ScreenBacklog();
+      backlog.push(start);
+      const lines = "line\r\n".repeat(1000);
+      backlog.push(lines);
+      backlog.markPlain(lines);
+      const before = backlog.chars;
+      expect(backlog.compact(5, 1000), JSON.stringify(start)).toBe(false);
+      expect(backlog.chars).toBe(before);
+    }
+  });
+});
+
+/** Plain text with colours and bracketed paste switches only: a backlog can always collapse it. */
+function plainStream(seed: number, cols: number): string {
+  const next = random(seed);
+  const parts: string[] = [];
+  const count = 200 + Math.floor(next() * 600);
+  for (let index = 0; index < count; index++) {
+    const roll = next();
+    if (roll < 0.1) parts.push(["\x1b[31m", "\x1b[0m", "\x1b[1;32m", "\x1b[?2004h", "\x1b[?2004l", "\x1b[K"][Math.floor(next() * 6)] ?? "");
+    parts.push(line(next, cols, next() < 0.5) + (next() < 0.9 ? "\r\n" : "\r"));
+  }
+  return parts.join("");
+}
+
+/** The same probe as `render`, on a screen already fed. */
+function probe(screen: Screen, size: { cols: number; rows: number }, responses: string[] = []): Probe {
+  const subscription = screen.onResponse((data) => responses.push(data));
+  try {
+    const text = screen.text();
+    const bracketedPaste = screen.bracketedPaste;
+    screen.write("\x1b[6n");
+    screen.write("@");
+    const afterMarker = screen.text();
+    screen.resize(size.cols + 7, size.rows * 3);
+    const afterResize = screen.text();
+    return { text, bracketedPaste, responses, afterMarker, afterResize };
+  } finally {
+    subscription.dispose();
+  }
+}
