@@ -166,7 +166,7 @@ export class OutputPipeline {
 
   #syncScreen(): Screen {
     this.#screen ??= this.#makeScreen();
-    this.#backlog.drainTo(this.#screen, (text) => this.#hideMarks(text));
+    this.#backlog.drainTo(this.#screen, this.#hideMarksOf);
     return this.#screen;
   }
 
@@ -175,9 +175,8 @@ export class OutputPipeline {
    * whole batch (not chunk by chunk as they come): whole marks only; one cut by a plain chunk goes as
    * it is, and the emulator joins it up.
    */
-  #hideMarks(text: string): string {
-    return this.#markStart !== undefined && text.includes(this.#markStart) ? text.replace(this.#marks as RegExp, "") : text;
-  }
+  readonly #hideMarksOf = (text: string): string =>
+    this.#markStart !== undefined && text.includes(this.#markStart) ? text.replace(this.#marks as RegExp, "") : text;
 
   /**
    * Too much output waits for the emulator. Before there is one, bursts of plain output are
@@ -186,7 +185,7 @@ export class OutputPipeline {
    */
   #bound(): void {
     // The emulator #makeScreen makes: this size, no scrollback.
-    if (this.#screen === undefined && this.#backlog.compact(this.#size.rows, SCREEN_BATCH_CHARS / 2)) return;
+    if (this.#screen === undefined && this.#backlog.compact(this.#size.rows, SCREEN_BATCH_CHARS / 2, this.#hideMarksOf)) return;
     this.#syncScreen();
   }
 

@@ -72,8 +72,10 @@ export class ScreenBacklog {
    * leaving the backlog as it was, when that cannot be done safely (output
    * the tracker does not follow, a burst `PlainRun` refuses) or would leave
    * more than `maxChars` waiting: the caller should make the emulator then.
+   * `filter` is the one {@link ScreenBacklog.drainTo} is given: chunks not
+   * known to be plain are rewritten by it first.
    */
-  compact(rows: number, maxChars: number): boolean {
+  compact(rows: number, maxChars: number, filter?: (text: string) => string): boolean {
     const tracker = new GroundTracker();
     const entries: string[] = [];
     const plain: boolean[] = [];
@@ -88,9 +90,10 @@ export class ScreenBacklog {
       chars += tail.length;
     };
     for (let index = 0; index < this.#entries.length; index++) {
-      const text = this.#entries[index] as string;
+      const known = this.#plain[index] === true;
+      const text = known || filter === undefined ? (this.#entries[index] as string) : filter(this.#entries[index] as string);
       // Plain text leaves the parser in its ground state and the scroll region as they were.
-      if (tracker.inGround && (this.#plain[index] === true || isPlainText(text))) {
+      if (tracker.inGround && (known || isPlainText(text))) {
         run ??= new PlainRun(2 * rows);
         if (!run.append(text)) return false;
         continue;
@@ -99,7 +102,7 @@ export class ScreenBacklog {
       tracker.scan(text);
       if (!tracker.known) return false;
       entries.push(text);
-      plain.push(this.#plain[index] === true);
+      plain.push(known);
       chars += text.length;
     }
     endRun();
