@@ -1,9 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { detectors } from "../../src/index.js";
-import { spawnBash } from "../helpers/sessions.js";
+import { spawnBash, spawnSession } from "../helpers/sessions.js";
 
 const temps: string[] = [];
 afterEach(() => {
@@ -193,6 +193,38 @@ describe("bash with shell integration", () => {
     expect(typeof r.raw).toBe("string");
     expect(r.raw).toContain("\x1b[32mgreen\x1b[0m");
     expect(r.rawOmittedBytes).toBe(0);
+  });
+});
+
+describe("bash start-up files with shell integration", () => {
+  function homeWithBashrc(text: string): string {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "agent-tty-home-")));
+    temps.push(home);
+    writeFileSync(join(home, ".bashrc"), text);
+    return home;
+  }
+
+  it("loads the user's ~/.bashrc, vi mode included: its keymap stays and the clear key works there", async () => {
+    const home = homeWithBashrc("export FROM_BASHRC=yes\nset -o vi\nPS1='user> '\n");
+    const sh = await spawnSession({ command: "bash", args: ["--noprofile"], cwd: home, env: { HOME: home }, timeoutMs: 5_000 });
+    const r = await sh.run("echo $FROM_BASHRC; bind -v | grep 'set keymap'");
+    expect(r.output).toBe("yes\nset keymap vi-insert");
+    expect(r.raw).toContain("user> ");
+    await sh.type("stray");
+    expect(await sh.run("echo clean")).toMatchObject({ status: "done", output: "clean", exitCode: 0 });
+  });
+
+  it("with --norc reads no rc file, and leaves nothing of what loaded the marks: PROMPT_COMMAND is only agent-tty's, not exported", async () => {
+    const home = homeWithBashrc("export FROM_BASHRC=yes\n");
+    const sh = await spawnBash({ cwd: home, env: { HOME: home }, timeoutMs: 5_000 });
+    expect((await sh.run("echo ${FROM_BASHRC-unset}")).output).toBe("unset");
+    expect((await sh.run("printenv PROMPT_COMMAND || echo not-exported")).output).toBe("not-exported");
+    expect((await sh.run('echo "${#PROMPT_COMMAND[@]} [${PROMPT_COMMAND[0]}]"')).output).toBe("2 []");
+    // The clear key is bound in every keymap.
+    const keys = await sh.run("for m in emacs vi-insert vi-command; do bind -m $m -p | grep -c 'C-x.C-k.: kill-whole-line'; done");
+    expect(keys.output).toBe("1\n1\n1");
+    const child = await sh.run("bash -i -c 'echo child-ok' 2>&1");
+    expect(child.output).toBe("child-ok");
   });
 });
 

@@ -4,9 +4,14 @@ import type { PrivateFiles } from "../../internal/private-temp-dir.js";
 import type { SpawnPlan } from "../types.js";
 import { shellQuote } from "./quote.js";
 
+/** The clear key (Ctrl-X Ctrl-K) bound to kill-whole-line in every keymap, as readline init-file lines. */
+const CLEAR_KEY_BINDINGS = ["emacs", "vi-insert", "vi-command"].map((map) => `set keymap ${map}\n"\\C-x\\C-k": kill-whole-line\n`).join("");
+
 /**
- * Starts bash with our rc file (`--rcfile`), which loads the user's own `.bashrc` (or the one
- * `--rcfile`/`--init-file` named; none with `--norc`) and then adds the marks.
+ * Starts bash with our rc file, which loads the user's own `.bashrc` (or the one
+ * `--rcfile`/`--init-file` named; none with `--norc`) and then adds the marks. It is bash's
+ * `--rcfile`; with `--norc`, where bash must read no rc file (not even the system's, which
+ * `--rcfile` does not skip), the `PROMPT_COMMAND` bash is given loads it before the first prompt.
  */
 export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: string): SpawnPlan {
   const args: string[] = [];
@@ -17,23 +22,33 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
     else if (arg === "--rcfile" || arg === "--init-file") userRc = plan.args[++index];
     else args.push(arg);
   }
+  // One `bind -f` reads the three key bindings from a file: three `bind` commands cost bash a
+  // tenth of its start-up (each scans the whole keymap for what the key was bound to).
+  const keys = files.write("inputrc", CLEAR_KEY_BINDINGS);
   const script = [
     "# agent-tty shell integration: loads the user's rc file, then adds invisible frame marks.",
     userRc === undefined
-      ? // --norc, but bash reads the system rc file before ours: undo what it set up.
+      ? // --norc: bash's own prompt, and nothing left of the PROMPT_COMMAND that loaded this file.
         "PS1='\\s-\\v\\$ '; unset -f command_not_found_handle 2>/dev/null; unset PROMPT_COMMAND"
       : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
-    ...bashMarks(markPrefix),
+    ...bashMarks(markPrefix, keys),
     "",
   ].join("\n");
-  return { ...plan, args: ["--rcfile", files.write("bashrc", script), ...args] };
+  const rcFile = files.write("bashrc", script);
+  if (userRc === undefined) {
+    return { ...plan, args: ["--norc", ...args], env: { ...plan.env, PROMPT_COMMAND: `. ${shellQuote(rcFile)}` } };
+  }
+  return { ...plan, args: ["--rcfile", rcFile, ...args] };
 }
 
 // Each element is one complete command: the start-up file joins them with newlines, the in-band
 // bootstrap with "; " into the one line it types. `prefix` is the OSC number, the secret and the level.
 
-/** bash: the prompt carries the status/cwd mark and the ready mark; PS0 the start mark. */
-export function bashMarks(prefix: string): string[] {
+/**
+ * bash: the prompt carries the status/cwd mark and the ready mark; PS0 the start mark. `keys`: a
+ * readline init file that binds the clear key (else, typed in-band, three `bind` commands do).
+ */
+export function bashMarks(prefix: string, keys?: string): string[] {
   const marked = (kind: string) => shellQuote(`${prefix}${kind}`);
   // The prompt carries the status and cwd mark (expanded once per prompt; a redraw repeats it
   // unchanged) and ends with the ready mark: one write, and nothing for PROMPT_COMMAND to print.
@@ -43,8 +58,11 @@ export function bashMarks(prefix: string): string[] {
   return [
     // The marks expand $PWD and the status inside the prompt.
     "shopt -s promptvars",
-    // One redirection for the three (each costs bash some ten system calls at start-up).
-    `{ ${["emacs", "vi-insert", "vi-command"].map((map) => `bind -m ${map} '"\\C-x\\C-k": kill-whole-line'`).join("; ")}; } 2>/dev/null`,
+    // `-m emacs`: the keymap the file's `set keymap` lines leave is put back. One redirection for
+    // the three `bind` commands (each costs bash some ten system calls).
+    keys === undefined
+      ? `{ ${["emacs", "vi-insert", "vi-command"].map((map) => `bind -m ${map} '"\\C-x\\C-k": kill-whole-line'`).join("; ")}; } 2>/dev/null`
+      : `bind -m emacs -f ${shellQuote(keys)} 2>/dev/null`,
     // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
     `__agent_tty_marks() { ` +
       `case "$PS1" in *${marked("D;")}*${marked("B")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1"${shellQuote(readyMark)} ;; esac; ` +
