@@ -454,7 +454,7 @@ export class CellLifecycle {
     }
     this.#host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
     run.control.finish(result);
-    for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
+    if (run.inputWaiters.length > 0) for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
     if (!how.keepFrame) run.wake(result);
     return result;
   }
@@ -471,7 +471,8 @@ export class CellLifecycle {
     this.#inputs.stop();
     this.#output.endCell();
     if (this.#state === "busy" || this.#state === "timed_out") this.#state = "idle";
-    queueMicrotask(() => this.#startNext());
+    // Nothing queued now, nothing to start: a cell fired from here on takes the free lock at once.
+    if (this.#queue.length > 0) queueMicrotask(() => this.#startNext());
   }
 
   #startNext(): void {

@@ -77,7 +77,7 @@ export class CellRun {
 
   /** Resolves everyone waiting for the cell to release the lock. */
   wake(result: CellResult): void {
-    for (const waiter of this.settleWaiters.splice(0)) waiter.resolve(result);
+    if (this.settleWaiters.length > 0) for (const waiter of this.settleWaiters.splice(0)) waiter.resolve(result);
   }
 
   /** Settles when the cell releases the lock (never rejects). */
