@@ -92,7 +92,10 @@ export interface DetectorIo {
   endFrame(end?: FrameEnd): void;
   /**
    * Whether the program in the foreground is blocked reading the terminal
-   * right now (Linux /proc); `undefined` where the system cannot tell.
+   * right now (Linux /proc) with nothing it printed left unread: output still
+   * in the terminal makes it `false`, and is fed (before anything read
+   * later) once the current call returns. `undefined` where the system
+   * cannot tell.
    */
   waitingForInput(): boolean | undefined;
   /** Who is in the terminal's foreground now (Linux /proc); `undefined` where the system cannot tell. */
