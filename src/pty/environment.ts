@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { SpawnError } from "../errors.js";
 
@@ -61,6 +61,9 @@ export function buildEnvironment(
 
 /** Throws `ERR_SPAWN` unless `cwd` is an existing directory. */
 export function checkCwd(cwd: string, command: string): void {
+  // `cwd/.` exists only when cwd is a directory we may search: answered without an fs.Stats (and its
+  // four Dates) in the usual case; the rest goes to stat for the exact answer.
+  if (cwd !== "" && existsSync(`${cwd}/.`)) return;
   let isDirectory = false;
   try {
     isDirectory = statSync(cwd).isDirectory();

@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildEnvironment, resolveCommand } from "../../src/pty/environment.js";
+import { buildEnvironment, checkCwd, resolveCommand } from "../../src/pty/environment.js";
 
 describe("buildEnvironment", () => {
   it("copies process.env, drops the parent's terminal variables, and lets given values win or remove", () => {
@@ -136,4 +136,23 @@ describe("buildEnvironment: terminal and locale defaults", () => {
       }
     });
   }
+});
+
+describe("checkCwd", () => {
+  it("accepts a directory (or a link to one) and refuses a file, a missing path, an empty string or a path with a NUL, with ERR_SPAWN", () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-tty-cwd-"));
+    try {
+      const file = join(dir, "file");
+      writeFileSync(file, "x");
+      symlinkSync(dir, join(dir, "link"));
+      expect(() => checkCwd(dir, "bash")).not.toThrow();
+      expect(() => checkCwd(`${dir}/`, "bash")).not.toThrow();
+      expect(() => checkCwd(join(dir, "link"), "bash")).not.toThrow();
+      for (const bad of [file, join(dir, "missing"), "", `${dir}\0x`]) {
+        expect(() => checkCwd(bad, "bash"), JSON.stringify(bad)).toThrow(expect.objectContaining({ code: "ERR_SPAWN" }));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
