@@ -279,8 +279,9 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#tentative = false;
     this.#confirmer.cancel();
     this.#pendingEnd = undefined;
-    this.#left = [];
-    this.#notNested.clear();
+    // Emptied only when not empty (clearing a Set makes it a new table; most cells leave both empty).
+    if (this.#left.length > 0) this.#left = [];
+    if (this.#notNested.size > 0) this.#notNested.clear();
     this.#replCandidate = undefined;
     this.#remoteTried = "";
     const top = this.#top;
