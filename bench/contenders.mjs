@@ -51,8 +51,13 @@ const floorHooks = {
     // The ready mark is an internal of shell-integration.ts: skip, not fail, when it moves.
     if (typeof d.markPrefix !== "string") throw new Error("SKIP: shellIntegration() has no markPrefix any more");
     const plan = await d.setup({ command: "bash", args: ["--norc", "--noprofile"], cwd: home, env: benchEnv(home) });
-    const mark = Buffer.from(`\x1b]${d.markPrefix}B`);
-    const sh = await FloorShell.spawn({ home, plan, mark });
+    // bash's prompt opens with the detector's status mark (its only prompt mark): the floor's own
+    // mark goes at the prompt's end, where the floor loop waits for it, once the init file has run
+    // (under --norc the init file comes from PROMPT_COMMAND).
+    const loader = plan.env.PROMPT_COMMAND;
+    if (typeof loader !== "string") throw new Error("SKIP: shellIntegration() no longer loads bash's init file from PROMPT_COMMAND");
+    plan.env = { ...plan.env, PROMPT_COMMAND: `${loader}; PS1="$PS1"'\\[\\e]777;floor;$?\\a\\]'` };
+    const sh = await FloorShell.spawn({ home, plan });
     const encode = (code) => d.encode?.(code) ?? `${code}\r`;
     return {
       run: (code) => sh.runBytes(encode(code)),

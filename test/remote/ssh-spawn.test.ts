@@ -41,13 +41,13 @@ describe("a session spawned over ssh (in-band shell integration)", () => {
   it("types exactly one Enter per cell (no repeat-enter)", async () => {
     const sh = await spawnSession({ command: "ssh", args: sshd.sshArgs("-tt") });
     const raw = recordRaw(sh);
-    // Every Enter draws a prompt (with its ready mark): one cell, one prompt.
+    // Every Enter draws a prompt (each opens with a status mark, bash's only prompt mark): one cell, one prompt.
     const before = raw.text().length;
     const r = await sh.run("echo one");
     expect(r.output).toBe("one");
     const after = raw.text().slice(before);
-    const readyMarks = after.split(`${sh.detector.markPrefix}B`).length - 1;
-    expect(readyMarks).toBe(1);
+    const prompts = after.split(`${sh.detector.markPrefix}D;`).length - 1;
+    expect(prompts).toBe(1);
   });
 
   it("a remote cell that asks a question settles awaiting_input (also through a shared ControlMaster connection, never seen reading)", async () => {

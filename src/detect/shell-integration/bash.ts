@@ -45,15 +45,17 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
 // bootstrap with "; " into the one line it types. `prefix` is the OSC number, the secret and the level.
 
 /**
- * bash: the prompt carries the status/cwd mark and the ready mark; PS0 the start mark. `keys`: a
- * readline init file that binds the clear key (else, typed in-band, three `bind` commands do).
+ * bash: the prompt opens with the status/cwd mark, which is also its ready mark (readline draws
+ * the whole prompt in one write, once it has the terminal); PS0 prints the start mark, PS2 the
+ * continuation mark. `keys`: a readline init file that binds the clear key (else, typed in-band,
+ * three `bind` commands do).
  */
 export function bashMarks(prefix: string, keys?: string): string[] {
   const marked = (kind: string) => shellQuote(`${prefix}${kind}`);
-  // The prompt carries the status and cwd mark (expanded once per prompt; a redraw repeats it
-  // unchanged) and ends with the ready mark: one write, and nothing for PROMPT_COMMAND to print.
+  // The prompt opens with the status and cwd mark (expanded once per prompt; a redraw repeats it
+  // unchanged): nothing for PROMPT_COMMAND to print, and no second mark, since readline scans its
+  // prompt once per byte from the start in a UTF-8 locale (a prompt costs it the square of its bytes).
   const statusMark = `\\[\\e]${prefix}D;\$?;\${PWD}\\a\\]`;
-  const readyMark = `\\[\\e]${prefix}B\\a\\]`;
   const continuationMark = `\\[\\e]${prefix}P\\a\\]`;
   return [
     // The marks expand $PWD and the status inside the prompt.
@@ -65,12 +67,12 @@ export function bashMarks(prefix: string, keys?: string): string[] {
       : `bind -m emacs -f ${shellQuote(keys)} 2>/dev/null`,
     // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
     `__agent_tty_marks() { ` +
-      `case "$PS1" in *${marked("D;")}*${marked("B")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1"${shellQuote(readyMark)} ;; esac; ` +
+      `case "$PS1" in *${marked("D;")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1" ;; esac; ` +
       `case "$PS2" in *${marked("P")}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac; ` +
       `case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${shellQuote(`\\e]${prefix}C\\a`)} ;; esac; }`,
     "__agent_tty_marks",
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
-    `__agent_tty_check() { [[ $PS1 == *${marked("D;")}*${marked("B")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
+    `__agent_tty_check() { [[ $PS1 == *${marked("D;")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
     // There the prompts last checked are remembered, and a prompt only looks them up: bash handles
     // strings a character at a time, and a hash lookup costs a quarter of the patterns above.

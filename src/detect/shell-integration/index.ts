@@ -191,6 +191,9 @@ class ShellIntegrationDetector implements FrameDetector {
   /** Inside a remote level: the last unfinished line already judged for a nested program. */
   #remoteTried = "";
   #bootWatch: NodeJS.Timeout | undefined;
+  /** bash's prompt is drawn, and this step not taken yet (see {@link #readyAfterChunk}). */
+  #readyStep: (() => Verdict | undefined) | undefined;
+  #disposed = false;
 
   constructor(inBand: boolean, followNested: boolean) {
     this.markPrefix = `${OSC};${this.#secret};`;
@@ -344,6 +347,7 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   #onMark(body: string): Verdict | undefined {
+    if (this.#readyStep !== undefined) this.#takeReadyStep();
     // The session's own shell (depth 0) tags nothing: its marks start with their kind, a letter.
     const first = body.charCodeAt(0);
     const tagged = first >= 0x30 && first <= 0x39 ? /^(\d+):/.exec(body) : null;
@@ -397,22 +401,10 @@ class ShellIntegrationDetector implements FrameDetector {
         this.#outputStarted = true;
         return OUTPUT_START;
       case "D": {
-        // The line editor redrawing its prompt (a resize) while the cell is typed: not the cell's end.
-        if (this.#typing) return undefined;
-        // Only the first status mark before the prompt counts (fish may add one from its prompt).
-        if (this.#pendingEnd !== undefined) return undefined;
-        // D;<status>;<cwd> (the cwd may hold ";").
-        const fieldsEnd = mark.indexOf(";", 2);
-        const exitCode = Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
-        this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: fieldsEnd === -1 ? "" : mark.slice(fieldsEnd + 1) };
-        if (this.#awaitingStart && !this.#incomplete) {
-          // No command started: the cell ran none (a comment, a syntax error), or the line editor
-          // redrew its prompt between accepting the line and running it. Only a prompt that stays ends it.
-          this.#tentative = true;
-          return undefined;
-        }
-        this.#outputStarted = true;
-        return this.#incomplete ? INCOMPLETE : outputEnd();
+        const verdict = this.#onStatus(mark);
+        // bash's status mark opens its prompt and is the prompt's only mark: it is ready too.
+        if (this.#top.shell === "bash" && this.#pendingEnd !== undefined) this.#readyAfterChunk(() => this.#onReady());
+        return verdict;
       }
       case "P":
         // A continuation prompt: the cell is incomplete (open quote, block or heredoc). Cancel it
@@ -421,31 +413,76 @@ class ShellIntegrationDetector implements FrameDetector {
         if (this.#outputStarted || this.#incomplete || !this.#awaitingStart) return undefined;
         this.#cancelIncomplete();
         return OUTPUT_START;
-      case "B": {
-        // Read by now: the shell has drawn its first prompt. Removed after the ready prompt is handled.
-        if (this.#startupFiles !== undefined) setImmediate(() => this.#removeStartupFiles());
-        // A prompt without a finished command before it is readline redrawing the line.
-        const end = this.#pendingEnd;
-        this.#pendingEnd = undefined;
-        if (end === undefined || !this.#tentative) {
-          // Back at the prompt: a command a person types next (outside any cell) starts its own output.
-          if (end !== undefined) {
-            this.#outputStarted = false;
-            this.#stopNestedWatch();
-          }
-          return end === undefined ? undefined : frameEnd(this.#withNesting(end));
-        }
-        this.#tentative = false;
-        const confirmed = this.#confirmer.confirm(() => {
-          this.#awaitingStart = false;
-          this.#stopNestedWatch();
-          return end;
-        });
-        return confirmed === undefined ? undefined : frameEnd(confirmed);
-      }
+      case "B":
+        return this.#onReady();
       default:
         return undefined;
     }
+  }
+
+  /**
+   * bash draws its whole prompt in one write, the status mark first: the prompt is ready once the
+   * chunk that holds the mark is taken in (the prompt's text after the mark included), which is
+   * when the ready step runs, as it would for a ready mark at the prompt's end. One mark fewer
+   * costs bash a fifth of its work per cell: its line editor scans the prompt once per byte.
+   */
+  #readyAfterChunk(ready: () => Verdict | undefined): void {
+    if (this.#readyStep !== undefined) return;
+    this.#readyStep = ready;
+    void Promise.resolve().then(() => this.#takeReadyStep());
+  }
+
+  /** Takes the ready step now: at the end of the chunk, or before a later mark of the same chunk (as a ready mark would have come first). */
+  #takeReadyStep(): void {
+    const ready = this.#readyStep;
+    this.#readyStep = undefined;
+    if (ready === undefined || this.#disposed) return;
+    const verdict = ready();
+    if (verdict?.kind === "end") this.#io?.endFrame(verdict);
+  }
+
+  /** A status mark: `D;<status>;<cwd>` (the cwd may hold ";"). */
+  #onStatus(mark: string): Verdict | undefined {
+    // The line editor redrawing its prompt (a resize) while the cell is typed: not the cell's end.
+    if (this.#typing) return undefined;
+    // Only the first status mark before the prompt counts (fish may add one from its prompt).
+    if (this.#pendingEnd !== undefined) return undefined;
+    // D;<status>;<cwd> (the cwd may hold ";").
+    const fieldsEnd = mark.indexOf(";", 2);
+    const exitCode = Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
+    this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: fieldsEnd === -1 ? "" : mark.slice(fieldsEnd + 1) };
+    if (this.#awaitingStart && !this.#incomplete) {
+      // No command started: the cell ran none (a comment, a syntax error), or the line editor
+      // redrew its prompt between accepting the line and running it. Only a prompt that stays ends it.
+      this.#tentative = true;
+      return undefined;
+    }
+    this.#outputStarted = true;
+    return this.#incomplete ? INCOMPLETE : outputEnd();
+  }
+
+  /** The prompt is drawn (a ready mark): the pending end, if any, ends the frame. */
+  #onReady(): Verdict | undefined {
+    // Read by now: the shell has drawn its first prompt. Removed after the ready prompt is handled.
+    if (this.#startupFiles !== undefined) setImmediate(() => this.#removeStartupFiles());
+    // A prompt without a finished command before it is readline redrawing the line.
+    const end = this.#pendingEnd;
+    this.#pendingEnd = undefined;
+    if (end === undefined || !this.#tentative) {
+      // Back at the prompt: a command a person types next (outside any cell) starts its own output.
+      if (end !== undefined) {
+        this.#outputStarted = false;
+        this.#stopNestedWatch();
+      }
+      return end === undefined ? undefined : frameEnd(this.#withNesting(end));
+    }
+    this.#tentative = false;
+    const confirmed = this.#confirmer.confirm(() => {
+      this.#awaitingStart = false;
+      this.#stopNestedWatch();
+      return end;
+    });
+    return confirmed === undefined ? undefined : frameEnd(confirmed);
   }
 
   /** Adds what the cell did to the stack of nested programs to its end. */
@@ -532,6 +569,8 @@ class ShellIntegrationDetector implements FrameDetector {
     if (boot.stage !== "install") return undefined;
     if (kind === "D") {
       boot.cwd = mark.slice(2).split(";").slice(1).join(";");
+      const shell = boot.depth === 0 ? (this.#levels[0] as Level).shell : (boot as { shell?: Shell }).shell;
+      if (shell === "bash") this.#readyAfterChunk(() => (this.#boot === boot ? this.#onBootMark(boot, "B") : undefined));
       return undefined;
     }
     if (kind !== "B") return undefined;
@@ -741,6 +780,7 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   dispose(): void {
+    this.#disposed = true;
     this.#stopWatching();
     this.#stopBootWatch();
     this.#stopNestedWatch();
