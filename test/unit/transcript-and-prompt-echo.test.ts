@@ -10,6 +10,13 @@ describe("Transcript", () => {
     expect(transcript.lastLines(100)).toBe("echo a\na\necho b\nb");
   });
 
+  it("keeps an empty first line when asked for more lines than there are", () => {
+    const transcript = new Transcript();
+    transcript.append("\na\nb\n");
+    expect(transcript.lastLines(10)).toBe("\na\nb");
+    expect(transcript.lastLines(2)).toBe("a\nb");
+  });
+
   it("shows every append at once whatever its size, small ones gathered before they are written included", () => {
     const transcript = new Transcript();
     const want: string[] = [];
@@ -49,6 +56,61 @@ describe("Transcript", () => {
     const keptBytes = all.slice(1).reduce((sum, kept) => sum + Buffer.byteLength(kept) + 1, 0);
     expect(omitted + keptBytes).toBe(total * 101);
     expect(all.slice(1).every((kept) => kept === "é".repeat(50))).toBe(true);
+  });
+
+  it("gives back what a model keeping the last 2 MB of bytes gives, across block boundaries, multi-byte characters, huge appends", () => {
+    const max = 2 << 20;
+    // The last `count` lines of the last `max` bytes of `all`, as documented: a cut first line counted as omitted.
+    const model = (all: Buffer, count: number): string => {
+      const dropped = Math.max(0, all.length - max);
+      let from = dropped;
+      while (from < all.length && ((all[from] as number) & 0xc0) === 0x80) from++;
+      const text = all.toString("utf8", from);
+      const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+      const lines = body.split("\n");
+      if (dropped === 0 || lines.length > count) return lines.slice(-count).join("\n");
+      const omitted = from + Buffer.byteLength((lines[0] as string) + (lines.length > 1 ? "\n" : ""));
+      return [`[… ${omitted} bytes omitted …]`, ...lines.slice(1)].join("\n");
+    };
+    const transcript = new Transcript();
+    const appended: Buffer[] = [];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const units = ["a", "é", "€", "😀", "\n", "line\n", "ascii only "];
+    for (let step = 0; step < 240; step++) {
+      const size = step % 97 === 96 ? 2_200_000 : step % 13 === 0 ? 70_000 + random(70_000) : random(3_000);
+      // Runs of one unit: ASCII-only appends and multi-byte ones, lines of all lengths.
+      const parts: string[] = [];
+      for (let length = 0; length < size;) {
+        const part = (units[random(units.length)] as string).repeat(1 + random(size > 10_000 ? 400 : 20));
+        parts.push(part);
+        length += part.length;
+      }
+      const text = parts.join("");
+      transcript.append(text);
+      appended.push(Buffer.from(text));
+      if (step % 29 === 0) {
+        const all = Buffer.concat(appended);
+        for (const count of [1, 5, 1_000_000]) expect(transcript.lastLines(count)).toBe(model(all, count));
+      }
+    }
+    const all = Buffer.concat(appended);
+    expect(all.length).toBeGreaterThan(3 * max);
+    expect(transcript.lastLines(1_000_000)).toBe(model(all, 1_000_000));
+  });
+
+  it("holds at most the bytes it keeps and two blocks, growing to them without leaving buffers behind", () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const transcript = new Transcript();
+    const line = `${"x".repeat(99)}\n`;
+    // Grows from nothing to the most it keeps, then wraps: the buffers it allocates on the way, live or not.
+    for (let n = 0; n < 40_000; n++) transcript.append(line);
+    const grown = process.memoryUsage().arrayBuffers - before;
+    expect(grown).toBeLessThanOrEqual((2 << 20) + 2 * (64 << 10));
+    expect(transcript.lastLines(1)).toBe("x".repeat(99));
   });
 });
 
