@@ -253,11 +253,12 @@ function taskWaitsOnTerminal(pid: number, dir: string, state: string, ttyNr: num
   const syscall = readProcFile(`${dir}/syscall`);
   const table = WAIT_SYSCALLS[process.arch];
   if (syscall === undefined || table === undefined) return wchanSuggestsTerminal(pid, dir, ttyNr);
-  const words = syscall.trim().split(" ");
+  // "<nr> <arg0> <arg1> …" (hex arguments), or "running": only the first three words are needed.
+  const words = syscall.split(" ", 3);
   const kind = table.get(Number(words[0]));
   if (kind === undefined) return false;
-  const args = words.slice(1, 7).map((word) => Number(word));
-  const [arg0 = -1, arg1 = 0] = args;
+  const arg0 = words[1] === undefined ? -1 : Number(words[1]);
+  const arg1 = words[2] === undefined ? 0 : Number(words[2]);
   switch (kind) {
     case "read":
       return isTerminalFd(pid, arg0, ttyNr);
@@ -319,7 +320,7 @@ function wchanSuggestsTerminal(pid: number, dir: string, ttyNr: number): boolean
  * the mount lives) are kept; `/dev/tty` and the rest are stat'ed every time.
  */
 const terminalFiles = new Map<string, number>();
-const MAX_TERMINAL_FILES = 64;
+const MAX_TERMINAL_FILES = 1024;
 /** Major device numbers of Unix 98 pseudo-terminal slaves (`/dev/pts/N`). */
 const PTS_MAJORS = new Set([136, 137, 138, 139, 140, 141, 142, 143]);
 const FDINFO_FILE = /^mnt_id:\s*(\d+)$[^]*^ino:\s*(\d+)$/m;
@@ -339,7 +340,7 @@ function isTerminalFd(pid: number, fd: number, ttyNr: number): boolean {
     const stats = statSync(`/proc/${pid}/fd/${fd}`);
     if (!stats.isCharacterDevice()) return false;
     if (key !== undefined && stats.rdev === ttyNr && PTS_MAJORS.has((ttyNr >>> 8) & 0xfff)) {
-      if (terminalFiles.size >= MAX_TERMINAL_FILES) terminalFiles.clear();
+      if (terminalFiles.size >= MAX_TERMINAL_FILES) terminalFiles.delete(terminalFiles.keys().next().value as string);
       terminalFiles.set(key, ttyNr);
     }
     return stats.rdev === ttyNr || stats.rdev === DEV_TTY;
@@ -384,7 +385,8 @@ function readText(path: string): string | undefined {
  * ran for a short while, so an idle program holds none.
  */
 const procFiles = new Map<string, number>();
-const MAX_PROC_FILES = 32;
+/** A check of a program at its prompt keeps 4 (stat, syscall, mem, fdinfo): 64 sessions checked at once. */
+const MAX_PROC_FILES = 256;
 const PROC_FILES_IDLE_MS = 200;
 const procBuffer = Buffer.allocUnsafe(8192);
 let procFilesUsedAt = 0;
@@ -399,7 +401,9 @@ function openProcFile(path: string): number | undefined {
   } catch {
     return undefined;
   }
-  if (procFiles.size >= MAX_PROC_FILES) closeProcFiles();
+  // The oldest goes (its check opens it again): clearing them all would make every check of a
+  // driver with more sessions than fit open its files afresh.
+  if (procFiles.size >= MAX_PROC_FILES) forgetProcFile(procFiles.keys().next().value as string);
   procFiles.set(path, fd);
   procFilesTimer ??= setTimeout(closeIdleProcFiles, PROC_FILES_IDLE_MS).unref();
   return fd;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import {
   type ForegroundInfo,
   isForegroundReading,
@@ -197,6 +197,47 @@ describe.runIf(isLinuxProcAvailable())("readForeground", () => {
     expect(isForegroundReading(shell.pid)).toBe(false);
     expect(isForegroundReading(-1)).toBe(false);
   });
+});
+
+/** The /proc files of `pid` this process holds open (the checks' kept descriptors). */
+function heldProcFiles(pid: number): string[] {
+  const held: string[] = [];
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(`/proc/${pid}/`)) held.push(target);
+    } catch {
+      // closed meanwhile (readdir's own descriptor)
+    }
+  }
+  return held;
+}
+
+describe.runIf(isLinuxProcAvailable())("isForegroundReading's kept descriptors", () => {
+  it("stay open for many programs checked in turn (more than the first 8), and stay bounded with more than 64", async () => {
+    // 70 shells: the checks of the first 20 hold 80 descriptors, more than a small cache would keep.
+    const shells = await Promise.all(Array.from({ length: 70 }, () => bash()));
+    const first = shells.slice(0, 20);
+    for (const shell of first) await waitFor(() => isForegroundReading(shell.pid), { message: `shell ${shell.pid} at its prompt` });
+    // Checked again, one after the other: each still holds its files (none was closed to make room).
+    for (const shell of first) {
+      expect(isForegroundReading(shell.pid)).toBe(true);
+      expect(heldProcFiles(shell.pid).length).toBeGreaterThanOrEqual(3);
+    }
+    for (const shell of first) expect(heldProcFiles(shell.pid).length, `shell ${shell.pid}`).toBeGreaterThanOrEqual(3);
+    // All 70, twice: the answers stay right when the oldest descriptors make room, and what is held stays bounded.
+    for (let round = 0; round < 2; round++) {
+      for (const shell of shells) await waitFor(() => isForegroundReading(shell.pid), { message: `shell ${shell.pid}, round ${round}` });
+    }
+    const held = shells.reduce((sum, shell) => sum + heldProcFiles(shell.pid).length, 0);
+    expect(held).toBeGreaterThan(32);
+    expect(held).toBeLessThanOrEqual(256);
+    // A program that stops reading is seen at once, its kept descriptors notwithstanding.
+    const last = shells[shells.length - 1];
+    if (last === undefined) throw new Error("no shell");
+    await run(last, "sleep 30");
+    await waitFor(() => !isForegroundReading(last.pid), { message: "sleep in the foreground" });
+  }, 30_000);
 });
 
 describe.runIf(isLinuxProcAvailable())("listSessionProcesses", () => {
