@@ -1,4 +1,4 @@
-import { randomFillSync } from "node:crypto";
+import { randomFill } from "./random.js";
 
 const ID_BYTES = 6;
 const ID_CHARS = ID_BYTES * 2;
@@ -11,7 +11,7 @@ let next = POOL_IDS;
 /** A random id of 12 hex digits, like the original agent-tty's cell ids (drawn from a pool: one per cell). */
 export function cellId(): string {
   if (next === POOL_IDS) {
-    randomFillSync(pool);
+    randomFill(pool);
     hex = pool.toString("hex");
     next = 0;
   }

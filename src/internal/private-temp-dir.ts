@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomBytes } from "./random.js";
 
 const PREFIX = "agent-tty-";
 /** `agent-tty-<pid of the process that made it>-<random>`, as {@link privateProcessDir} names them. */

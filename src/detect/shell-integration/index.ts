@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { basename } from "node:path";
 import { invalidArgument } from "../../errors.js";
 import { LapsingInterval } from "../../internal/lapsing-interval.js";
+import { randomBytes } from "../../internal/random.js";
 import { PrivateFiles } from "../../internal/private-temp-dir.js";
 import { optionalBoolean, optionsObject } from "../../validate.js";
 import { replDetector, replDetectorForPrompt } from "../auto.js";
