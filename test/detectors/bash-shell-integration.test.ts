@@ -62,6 +62,30 @@ describe("bash with shell integration", () => {
     expect(after.output).toBe(join(dir, "sub"));
   });
 
+  it("reports the directory after every cell, though bash says it only when it changed, also from below a nested shell that exits", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-tty-cwd-")));
+    temps.push(dir);
+    const sub = join(dir, "sub");
+    const sh = await spawnBash({ cwd: dir });
+    expect(await sh.run("mkdir sub && cd sub")).toMatchObject({ status: "done", exitCode: 0, cwd: sub });
+    expect(await sh.run("echo same")).toMatchObject({ output: "same", cwd: sub });
+    expect(await sh.run("cd ..")).toMatchObject({ exitCode: 0, cwd: dir });
+    // Away and back within one cell: the directory did not change between the prompts.
+    expect(await sh.run("cd sub; cd ..; false")).toMatchObject({ exitCode: 1, cwd: dir });
+    // Back to a directory already seen.
+    expect(await sh.run("cd sub")).toMatchObject({ cwd: sub });
+    // The outer shell's directory changes, but it says so only once the nested one exits: that
+    // mark must not be taken for the nested shell's end (whose status the next mark carries).
+    const entered = await sh.run("cd .. && bash --norc");
+    expect(entered.nested?.entered).toMatchObject({ name: "bash", shell: "bash", depth: 1 });
+    expect(entered.cwd).toBe(dir);
+    expect(await sh.run("cd sub; echo in")).toMatchObject({ output: "in", cwd: sub });
+    const left = await sh.run("exit 5");
+    expect(left).toMatchObject({ status: "done", exitCode: 5, cwd: dir });
+    expect(left.nested?.left?.[0]).toMatchObject({ name: "bash", reason: "exit", exitCode: 5 });
+    expect(await sh.run("pwd")).toMatchObject({ output: dir, cwd: dir });
+  });
+
   it("keeps shell state between cells", async () => {
     const sh = await spawnBash();
     await sh.run('AGENT_TTY_X=persisted; f() { echo "f:$1"; }');

@@ -45,20 +45,24 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
 // bootstrap with "; " into the one line it types. `prefix` is the OSC number, the secret and the level.
 
 /**
- * bash: the prompt opens with the status/cwd mark, which is also its ready mark (readline draws
- * the whole prompt in one write, once it has the terminal); PS0 prints the start mark, PS2 the
- * continuation mark. `keys`: a readline init file that binds the clear key (else, typed in-band,
- * three `bind` commands do).
+ * bash: the prompt opens with the status mark, which is also its ready mark (readline draws the
+ * whole prompt in one write, once it has the terminal); the working directory comes in a mark of
+ * its own when it changed since the last prompt; PS0 prints the start mark, PS2 the continuation
+ * mark. `keys`: a readline init file that binds the clear key (else, typed in-band, three `bind`
+ * commands do).
  */
 export function bashMarks(prefix: string, keys?: string): string[] {
   const marked = (kind: string) => shellQuote(`${prefix}${kind}`);
-  // The prompt opens with the status and cwd mark (expanded once per prompt; a redraw repeats it
+  // The prompt opens with the status mark (expanded once per prompt; a redraw repeats it
   // unchanged): nothing for PROMPT_COMMAND to print, and no second mark, since readline scans its
-  // prompt once per byte from the start in a UTF-8 locale (a prompt costs it the square of its bytes).
-  const statusMark = `\\[\\e]${prefix}D;\$?;\${PWD}\\a\\]`;
+  // prompt once per byte from the start in a UTF-8 locale (a prompt costs it the square of its bytes,
+  // some 1,500 instructions a byte here): the working directory is not in it.
+  const statusMark = `\\[\\e]${prefix}D;\$?\\a\\]`;
   const continuationMark = `\\[\\e]${prefix}P\\a\\]`;
+  // The working directory, printed before the prompt only when it changed (the prompt's own stream).
+  const cwdMark = `builtin printf '\\033]${prefix}W;%s\\007' "$PWD" >&2`;
   return [
-    // The marks expand $PWD and the status inside the prompt.
+    // The marks expand the status inside the prompt.
     "shopt -s promptvars",
     // `-m emacs`: the keymap the file's `set keymap` lines leave is put back. One redirection for
     // the three `bind` commands (each costs bash some ten system calls).
@@ -71,17 +75,19 @@ export function bashMarks(prefix: string, keys?: string): string[] {
       `case "$PS2" in *${marked("P")}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac; ` +
       `case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${shellQuote(`\\e]${prefix}C\\a`)} ;; esac; }`,
     "__agent_tty_marks",
-    // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
     `__agent_tty_check() { [[ $PS1 == *${marked("D;")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
+    // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
-    // There the prompts last checked are remembered, and a prompt only looks them up: bash handles
-    // strings a character at a time, and a hash lookup costs a quarter of the patterns above.
+    // There the prompts and the directory last seen are remembered, and a prompt only looks them up:
+    // bash handles strings a character at a time, and a hash lookup costs a quarter of the patterns above.
     "if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then " +
-      // The prompts as marked here are known good: the first prompt need not check them again.
-      `declare -gA __agent_tty_ok=([".$PS1$PS2$PS0"]=1); ` +
-      `__agent_tty_recheck() { __agent_tty_check; __agent_tty_ok=([".$PS1$PS2$PS0"]=1); }; ` +
+      "declare -gA __agent_tty_ok; " +
+      `__agent_tty_recheck() { __agent_tty_check; ${cwdMark}; __agent_tty_ok=([".$PS1$PS2$PS0$PWD"]=1); }; ` +
       "(( ${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); " +
-      "PROMPT_COMMAND+=('[[ ${__agent_tty_ok[.$PS1$PS2$PS0]-} ]] || __agent_tty_recheck'); " +
-      'else PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_check"; fi',
+      "PROMPT_COMMAND+=('[[ ${__agent_tty_ok[.$PS1$PS2$PS0$PWD]-} ]] || __agent_tty_recheck'); " +
+      `else __agent_tty_recheck() { __agent_tty_check; [[ $PWD == "\${__agent_tty_pwd-}" ]] || { __agent_tty_pwd=$PWD; ${cwdMark}; }; }; ` +
+      'PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_recheck"; fi',
+    // The first prompt's directory (the prompts as marked here are remembered as known good).
+    "__agent_tty_recheck",
   ];
 }

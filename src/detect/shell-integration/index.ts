@@ -82,6 +82,8 @@ interface Level {
   readonly repl?: FrameDetector;
   readonly program?: NestedProgram;
   readonly remote: boolean;
+  /** The shell's working directory as it last said (bash's W mark, the other shells' status marks). */
+  cwd?: string | undefined;
 }
 
 /** A REPL seen in the foreground of a cell, its prompt not yet confirmed. */
@@ -354,6 +356,15 @@ class ShellIntegrationDetector implements FrameDetector {
     const depth = tagged === null ? 0 : Number(tagged[1]);
     const mark = tagged === null ? body : body.slice(tagged[0].length);
     const boot = this.#boot;
+    if (mark.charCodeAt(0) === 0x57 /* W */) {
+      // bash's working directory, printed before a prompt when it changed: remembered, never an end.
+      if (boot !== undefined && depth === boot.depth) boot.cwd = mark.slice(2);
+      else {
+        const level = this.#levels[depth];
+        if (level !== undefined) level.cwd = mark.slice(2);
+      }
+      return undefined;
+    }
     if (boot !== undefined) {
       if (depth === boot.depth) return this.#onBootMark(boot, mark);
       if (depth > boot.depth) return undefined;
@@ -441,16 +452,18 @@ class ShellIntegrationDetector implements FrameDetector {
     if (verdict?.kind === "end") this.#io?.endFrame(verdict);
   }
 
-  /** A status mark: `D;<status>;<cwd>` (the cwd may hold ";"). */
+  /** A status mark: `D;<status>;<cwd>` (the cwd may hold ";"), or bash's `D;<status>` (its cwd comes in W marks). */
   #onStatus(mark: string): Verdict | undefined {
     // The line editor redrawing its prompt (a resize) while the cell is typed: not the cell's end.
     if (this.#typing) return undefined;
     // Only the first status mark before the prompt counts (fish may add one from its prompt).
     if (this.#pendingEnd !== undefined) return undefined;
-    // D;<status>;<cwd> (the cwd may hold ";").
+    // D;<status>;<cwd> (the cwd may hold ";"); bash's D;<status>: the directory last said.
     const fieldsEnd = mark.indexOf(";", 2);
     const exitCode = Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
-    this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: fieldsEnd === -1 ? "" : mark.slice(fieldsEnd + 1) };
+    const top = this.#top;
+    if (fieldsEnd !== -1) top.cwd = mark.slice(fieldsEnd + 1);
+    this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
     if (this.#awaitingStart && !this.#incomplete) {
       // No command started: the cell ran none (a comment, a syntax error), or the line editor
       // redrew its prompt between accepting the line and running it. Only a prompt that stays ends it.
@@ -568,7 +581,9 @@ class ShellIntegrationDetector implements FrameDetector {
     }
     if (boot.stage !== "install") return undefined;
     if (kind === "D") {
-      boot.cwd = mark.slice(2).split(";").slice(1).join(";");
+      // Other shells' status marks carry the directory; bash's came before, in a W mark.
+      const fieldsEnd = mark.indexOf(";", 2);
+      if (fieldsEnd !== -1) boot.cwd = mark.slice(fieldsEnd + 1);
       const shell = boot.depth === 0 ? (this.#levels[0] as Level).shell : (boot as { shell?: Shell }).shell;
       if (shell === "bash") this.#readyAfterChunk(() => (this.#boot === boot ? this.#onBootMark(boot, "B") : undefined));
       return undefined;
@@ -576,7 +591,10 @@ class ShellIntegrationDetector implements FrameDetector {
     if (kind !== "B") return undefined;
     // The marks are in: the shell's prompt now says so.
     this.#cancelBoot();
-    if (boot.depth === 0) return frameEnd({ cwd: boot.cwd ?? "" });
+    if (boot.depth === 0) {
+      (this.#levels[0] as Level).cwd = boot.cwd;
+      return frameEnd({ cwd: boot.cwd ?? "" });
+    }
     const shell = (boot as { shell?: Shell }).shell ?? "sh";
     const program: NestedProgram = { ...(boot.program as Omit<NestedProgram, "shell">), shell };
     this.#levels.push({
@@ -585,6 +603,7 @@ class ShellIntegrationDetector implements FrameDetector {
       clear: clearKeyOf(shell),
       program,
       remote: program.remote,
+      cwd: boot.cwd,
     });
     return frameEnd(this.#entered(program, boot.cwd));
   }
