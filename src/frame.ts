@@ -110,7 +110,8 @@ export class FrameCollector {
     this.#pieces = [];
     this.#piecesChars = 0;
     this.#cleanChars = 0;
-    this.#output = new CappedText(this.#maxBytes);
+    // Usually nothing reached the output yet (the echo was never collected): the empty one is kept.
+    if (this.#output.totalBytes > 0) this.#output = new CappedText(this.#maxBytes);
   }
 
   /** The output so far, uncut. */

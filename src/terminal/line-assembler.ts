@@ -160,9 +160,10 @@ export class LineAssembler {
     const length = text.length;
     let index = 0;
     while (index < length) {
+      // test(), not exec(): the special character is one long, so lastIndex says where it is, and no
+      // match array is made for each one (a chunk of bash's prompt holds a dozen).
       SPECIAL.lastIndex = index;
-      const found = SPECIAL.exec(text);
-      const next = found === null ? length : found.index;
+      const next = SPECIAL.test(text) ? SPECIAL.lastIndex - 1 : length;
       if (next > index) this.#put(text.slice(index, next), sink);
       if (next >= length) return;
       const code = text.charCodeAt(next);

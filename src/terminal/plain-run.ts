@@ -8,6 +8,8 @@
 const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]|\x1b(?!\[[0-9;:]*[mKG]|\[\?2004[hl])/;
 
 const SGR = /\x1b\[([0-9;:]*)m/g;
+/** Whether a piece holds an SGR sequence at all (most of bash's hold only paste mode switches). */
+const HAS_SGR = /\x1b\[[0-9;:]*m/;
 
 /** Past this many dropped SGR sequences without a reset, the run is fed whole. */
 const SGR_LIMIT = 256;
@@ -44,9 +46,14 @@ export function isPlainText(text: string): boolean {
  */
 export class PlainRun {
   readonly #keepLineFeeds: number;
-  /** Text since the run started or since the last cut point, each ending in CR LF. */
+  /** Text since the run started or since the last cut point, each ending in CR LF; kept from index `#first` on. */
   #pieces: string[] = [];
   #pieceLineFeeds: number[] = [];
+  /**
+   * The first piece kept: dropping moves it on (the arrays are shortened once most of them is
+   * dropped), instead of copying both arrays for each piece appended.
+   */
+  #first = 0;
   #lineFeeds = 0;
   /** Text after the last CR LF. */
   #open: string[] = [];
@@ -67,7 +74,7 @@ export class PlainRun {
 
   /** Whether the run holds any text. */
   get isEmpty(): boolean {
-    return this.#pieces.length === 0 && this.#open.length === 0;
+    return this.#pieces.length === this.#first && this.#open.length === 0;
   }
 
   /** Whether any text was dropped so far. */
@@ -105,9 +112,11 @@ export class PlainRun {
   /** Returns the text to feed in place of everything appended, and empties the run. */
   take(): string {
     const prefix = this.#dropped ? `\r${this.#droppedSgr.join("")}${this.#droppedPasteMode}` : "";
-    const text = prefix + this.#pieces.join("") + this.#open.join("");
+    const kept = this.#first === 0 ? this.#pieces : this.#pieces.slice(this.#first);
+    const text = prefix + kept.join("") + this.#open.join("");
     this.#pieces = [];
     this.#pieceLineFeeds = [];
+    this.#first = 0;
     this.#lineFeeds = 0;
     this.#open = [];
     this.#openLength = 0;
@@ -119,18 +128,27 @@ export class PlainRun {
   }
 
   #trim(): boolean {
-    let drop = 0;
+    const pieces = this.#pieces;
+    const first = this.#first;
+    let drop = first;
     let lineFeeds = this.#lineFeeds;
-    while (drop < this.#pieces.length - 1) {
+    while (drop < pieces.length - 1) {
       const next = lineFeeds - (this.#pieceLineFeeds[drop] ?? 0);
       if (next < this.#keepLineFeeds) break;
       lineFeeds = next;
       drop++;
     }
-    if (drop === 0) return true;
-    for (const piece of this.#pieces.slice(0, drop)) this.#noteSgr(piece);
-    this.#pieces = this.#pieces.slice(drop);
-    this.#pieceLineFeeds = this.#pieceLineFeeds.slice(drop);
+    if (drop === first) return true;
+    for (let index = first; index < drop; index++) {
+      this.#noteSgr(pieces[index] as string);
+      pieces[index] = ""; // let the dropped text go
+    }
+    this.#first = drop;
+    if (drop >= 64 && drop * 2 >= pieces.length) {
+      pieces.splice(0, drop);
+      this.#pieceLineFeeds.splice(0, drop);
+      this.#first = 0;
+    }
     this.#lineFeeds = lineFeeds;
     this.#dropped = true;
     return this.#droppedSgr.length <= SGR_LIMIT;
@@ -142,6 +160,7 @@ export class PlainRun {
     // Bracketed paste mode is a flag: the last switch of a dropped piece is all that counts.
     const pasteMode = piece.lastIndexOf("\x1b[?2004");
     if (pasteMode !== -1) this.#droppedPasteMode = piece.slice(pasteMode, pasteMode + 8);
+    if (!HAS_SGR.test(piece)) return;
     for (const match of piece.matchAll(SGR)) {
       const first = (match[1] ?? "").split(/[;:]/, 1)[0] ?? "";
       if (Number(first) === 0 && !(match[1] ?? "").startsWith(":")) this.#droppedSgr = [];

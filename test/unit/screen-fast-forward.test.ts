@@ -178,6 +178,28 @@ describe("PlainRun", () => {
     expect(run.isEmpty).toBe(true);
   });
 
+  it("keeps exactly the last pieces and the live colours, however many pieces it dropped", () => {
+    for (const count of [10, 100, 10_000]) {
+      const run = new PlainRun(3);
+      for (let index = 0; index < count; index++) {
+        // A colour every 7th line, a reset every 50th: the colours since the last reset shape what follows.
+        const sgr = index % 50 === 0 ? "\x1b[0m" : index % 7 === 0 ? `\x1b[3${index % 8}m` : "";
+        expect(run.append(`${sgr}line ${index}\r\n`)).toBe(true);
+      }
+      let live: string[] = [];
+      for (let index = 0; index < count - 3; index++) {
+        if (index % 50 === 0) live = ["\x1b[0m"];
+        else if (index % 7 === 0) live.push(`\x1b[3${index % 8}m`);
+      }
+      const kept = Array.from({ length: 3 }, (_, offset) => count - 3 + offset).map((index) => {
+        const sgr = index % 50 === 0 ? "\x1b[0m" : index % 7 === 0 ? `\x1b[3${index % 8}m` : "";
+        return `${sgr}line ${index}\r\n`;
+      });
+      expect(run.take(), `${count} pieces`).toBe(`\r${live.join("")}${kept.join("")}`);
+      expect(run.isEmpty).toBe(true);
+    }
+  });
+
   it("cuts only after CR LF, never after a bare LF", () => {
     const run = new PlainRun(2);
     for (let index = 0; index < 100; index++) run.append(`bare ${index}\n`);

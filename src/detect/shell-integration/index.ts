@@ -195,6 +195,9 @@ class ShellIntegrationDetector implements FrameDetector {
   #bootWatch: NodeJS.Timeout | undefined;
   /** bash's prompt is drawn, and this step not taken yet (see {@link #readyAfterChunk}). */
   #readyStep: (() => Verdict | undefined) | undefined;
+  // Made once, not per cell: the prompt's ready step, and taking it at the end of the chunk.
+  readonly #onReadyStep = (): Verdict | undefined => this.#onReady();
+  readonly #takeReadyStepLater = (): void => this.#takeReadyStep();
   #disposed = false;
 
   constructor(inBand: boolean, followNested: boolean) {
@@ -320,7 +323,11 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   feed(event: DetectorInput): Verdict | undefined {
-    this.#lastFedAt = performance.now();
+    if ("raw" in event) {
+      // Every chunk of output comes raw first (its lines and marks follow): when the program last printed.
+      this.#lastFedAt = performance.now();
+      if (this.#boot?.hide !== true) return undefined;
+    }
     if ("line" in event) this.#partialLine = event.partial ? event.line : "";
     if (this.#boot?.hide === true) {
       // The bootstrap of a nested program starts here: nothing after this is the cell's output.
@@ -414,7 +421,7 @@ class ShellIntegrationDetector implements FrameDetector {
       case "D": {
         const verdict = this.#onStatus(mark);
         // bash's status mark opens its prompt and is the prompt's only mark: it is ready too.
-        if (this.#top.shell === "bash" && this.#pendingEnd !== undefined) this.#readyAfterChunk(() => this.#onReady());
+        if (this.#top.shell === "bash" && this.#pendingEnd !== undefined) this.#readyAfterChunk(this.#onReadyStep);
         return verdict;
       }
       case "P":
@@ -440,7 +447,7 @@ class ShellIntegrationDetector implements FrameDetector {
   #readyAfterChunk(ready: () => Verdict | undefined): void {
     if (this.#readyStep !== undefined) return;
     this.#readyStep = ready;
-    void Promise.resolve().then(() => this.#takeReadyStep());
+    void Promise.resolve().then(this.#takeReadyStepLater);
   }
 
   /** Takes the ready step now: at the end of the chunk, or before a later mark of the same chunk (as a ready mark would have come first). */
