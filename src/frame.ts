@@ -1,4 +1,4 @@
-import { CappedText, concat } from "./internal/capped-text.js";
+import { CappedText, concat, type SealListener } from "./internal/capped-text.js";
 import { RawStore } from "./internal/raw-store.js";
 
 /** The marker line put in place of the middle of a truncated output. */
@@ -44,7 +44,7 @@ export function defineRaw(target: { raw: string }, raw: string | (() => string))
  * What the terminal produced between writing a cell (or starting the
  * program) and the frame's end: the clean output, bounded, and the raw bytes.
  */
-export class FrameCollector {
+export class FrameCollector implements SealListener {
   #output: CappedText;
   readonly #raw: RawStore;
   readonly #maxBytes: number;
@@ -56,10 +56,12 @@ export class FrameCollector {
   #rawRanges = true;
   /** False once the detector said output is over (the rest is prompt). */
   collecting = true;
+  /** Told of each megabyte string a long output is kept in (see `CappedText`): the transcript shares them. */
+  onSealed: ((piece: string) => void) | undefined;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
-    this.#output = new CappedText(maxBytes);
+    this.#output = new CappedText(maxBytes, this);
     this.#raw = new RawStore(maxBytes, () => this.#output.peek());
   }
 
@@ -111,7 +113,7 @@ export class FrameCollector {
     this.#piecesChars = 0;
     this.#cleanChars = 0;
     // Usually nothing reached the output yet (the echo was never collected): the empty one is kept.
-    if (this.#output.totalBytes > 0) this.#output = new CappedText(this.#maxBytes);
+    if (this.#output.totalBytes > 0) this.#output = new CappedText(this.#maxBytes, this);
   }
 
   /** The output so far, uncut. */

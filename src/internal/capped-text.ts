@@ -5,6 +5,11 @@ export interface CappedTextResult {
   readonly omittedBytes: number;
 }
 
+/** Told of the strings a long text is kept in (see {@link CappedText}). */
+export interface SealListener {
+  onSealed: ((piece: string) => void) | undefined;
+}
+
 /** Up to this many bytes the head is kept as the strings appended; past it, through a staging buffer. */
 const HEAD_PIECES_BYTES = 64 * 1024;
 /**
@@ -43,9 +48,16 @@ export class CappedText {
   #totalBytes = 0;
   #overflowed = false;
 
-  constructor(maxBytes: number) {
+  readonly #listener: SealListener | undefined;
+
+  /**
+   * @param listener - its `onSealed` is called with each full load of the stage made a string,
+   * when it is ASCII (a byte a character): a transcript holding the same text can keep that string.
+   */
+  constructor(maxBytes: number, listener?: SealListener) {
     this.#maxBytes = maxBytes;
     this.#half = Math.floor(maxBytes / 2);
+    this.#listener = listener;
   }
 
   /** Bytes appended so far, kept or not. */
@@ -120,9 +132,12 @@ export class CappedText {
   /** The stage's bytes become a piece of the head (at character boundaries: whole appends are staged). */
   #seal(): void {
     if (this.#stageBytes === 0) return;
-    this.#head.push(this.#staged());
+    const piece = this.#staged();
+    const ascii = this.#stageAscii;
+    this.#head.push(piece);
     this.#stageBytes = 0;
     this.#stageAscii = true;
+    if (ascii) this.#listener?.onSealed?.(piece);
   }
 
   /** The head as one string (copied: see {@link CappedText.finishPieces} for the text without a copy). */

@@ -260,7 +260,11 @@ export class OutputPipeline {
     if (control === undefined || this.#liveGate) return;
     control.push(text);
     this.#publishClean(text);
+    // The transcript has this frame's text too: the strings a long output is kept in are offered to it.
+    frame.onSealed ??= this.#shareSealed;
   }
+
+  readonly #shareSealed = (piece: string): void => this.#transcript.share(piece);
 
   /** An input line in the transcript, on a line of its own (nothing for an empty one). */
   #publishInput(line: string): void {

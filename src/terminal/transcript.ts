@@ -12,6 +12,12 @@ const BATCH_CHARS = 8192;
 /** Also bounds what pending pieces keep alive (a slice holds the chunk it was cut from). */
 const BATCH_PIECES = 32;
 
+/** Bytes of a block the transcript holds: `used` of them, from its start. */
+interface OwnPart {
+  readonly block: Buffer;
+  used: number;
+}
+
 /**
  * The clean transcript of a session, bounded: cells' input lines and output
  * as a person would have read them.
@@ -25,21 +31,26 @@ const BATCH_PIECES = 32;
  * buffer behind for the garbage collector to free (a ring that doubled to
  * 2 MB left 2 MB of them allocated until the next full collection).
  *
+ * A long output is not held twice: when a cell's output makes one of the
+ * megabyte strings it is kept in (see `CappedText`), the transcript is
+ * offered that string ({@link Transcript.share}) and, when its last bytes
+ * are exactly that text, keeps the string instead and reuses their blocks.
+ *
  * What falls out is counted: asked for more lines than are kept,
  * {@link Transcript.lastLines} starts with one line `[… N bytes omitted …]`
  * in place of the older lines (and of the oldest kept one, cut by the wrap).
  */
 export class Transcript {
   /**
-   * The kept bytes, oldest first, from `#start` in the first block to `#end` in the last; every
-   * block but the last is full. Only a lone first block is smaller than {@link BLOCK_BYTES}.
+   * What is kept, oldest first: blocks of bytes and shared strings (ASCII: a byte a character).
+   * The first part's first `#start` bytes fell out. A block is full unless it is the last part,
+   * or a shared string follows it; only a lone first block is smaller than {@link BLOCK_BYTES}.
    */
-  #blocks: Buffer[] = [];
+  #parts: Array<OwnPart | string> = [];
   #start = 0;
-  #end = 0;
   /** Bytes kept. */
   #length = 0;
-  /** Blocks whose bytes all fell out, for the next ones needed. */
+  /** Blocks whose bytes all fell out (or were shared), for the next ones needed. */
   #spare: Buffer[] = [];
   /** Bytes that fell out. */
   #dropped = 0;
@@ -52,6 +63,50 @@ export class Transcript {
     this.#pending.push(text);
     this.#pendingChars += text.length;
     if (this.#pendingChars >= BATCH_CHARS || this.#pending.length >= BATCH_PIECES) this.#flush();
+  }
+
+  /**
+   * Offers `text`, an ASCII string held elsewhere anyway (a piece of a cell's
+   * output): when the transcript's last bytes are exactly `text`, it keeps
+   * the string in their place and their blocks are reused. Otherwise nothing
+   * changes.
+   */
+  share(text: string): void {
+    this.#flush();
+    const size = text.length;
+    if (size === 0 || size > this.#length) return;
+    // The own parts at the end that hold the last `size` bytes: from `cut` in part `index`.
+    let index = this.#parts.length - 1;
+    let needed = size;
+    let cut = 0;
+    for (;;) {
+      const part = this.#parts[index];
+      if (part === undefined || typeof part === "string") return;
+      const from = index === 0 ? this.#start : 0;
+      if (part.used - from >= needed) {
+        cut = part.used - needed;
+        break;
+      }
+      needed -= part.used - from;
+      index--;
+    }
+    // The same text, compared a block at a time.
+    let at = 0;
+    for (let next = index; next < this.#parts.length; next++) {
+      const part = this.#parts[next] as OwnPart;
+      const from = next === index ? cut : 0;
+      if (part.block.toString("latin1", from, part.used) !== text.slice(at, at + part.used - from)) return;
+      at += part.used - from;
+    }
+    for (const part of this.#parts.splice(index + 1) as OwnPart[]) this.#recycle(part.block);
+    const first = this.#parts[index] as OwnPart;
+    first.used = cut;
+    if (cut === (index === 0 ? this.#start : 0)) {
+      this.#parts.pop();
+      this.#recycle(first.block);
+      if (index === 0) this.#start = 0;
+    }
+    this.#parts.push(text);
   }
 
   #flush(): void {
@@ -76,25 +131,31 @@ export class Transcript {
     // The oldest bytes fall out first: the blocks they free take the new ones.
     if (this.#length + bytes > MAX_BYTES) this.#drop(this.#length + bytes - MAX_BYTES);
     if (bytes !== text.length) {
-      const last = this.#blocks[this.#blocks.length - 1];
-      if (last !== undefined && this.#end + bytes <= last.length) this.#put(last, text, bytes, "utf8");
+      const last = this.#lastOwn();
+      if (last !== undefined && last.used + bytes <= last.block.length) this.#put(last, text, bytes, "utf8");
       else this.#copyIn(Buffer.from(text), 0);
       return;
     }
     // ASCII: as many bytes as characters, written in place block by block.
     let at = 0;
     while (at < bytes) {
-      let last = this.#blocks[this.#blocks.length - 1];
-      if (last === undefined || this.#end === last.length) last = this.#addBlock(bytes - at);
-      const count = Math.min(bytes - at, last.length - this.#end);
+      let last = this.#lastOwn();
+      if (last === undefined || last.used === last.block.length) last = this.#addBlock(bytes - at);
+      const count = Math.min(bytes - at, last.block.length - last.used);
       this.#put(last, at === 0 && count === bytes ? text : text.slice(at, at + count), count, "latin1");
       at += count;
     }
   }
 
-  #put(block: Buffer, text: string, bytes: number, encoding: "latin1" | "utf8"): void {
-    block.write(text, this.#end, bytes, encoding);
-    this.#end += bytes;
+  /** The last part, when it is a block. */
+  #lastOwn(): OwnPart | undefined {
+    const last = this.#parts[this.#parts.length - 1];
+    return typeof last === "string" ? undefined : last;
+  }
+
+  #put(part: OwnPart, text: string, bytes: number, encoding: "latin1" | "utf8"): void {
+    part.block.write(text, part.used, bytes, encoding);
+    part.used += bytes;
     this.#length += bytes;
   }
 
@@ -102,65 +163,68 @@ export class Transcript {
   #copyIn(encoded: Buffer, from: number): void {
     let at = from;
     while (at < encoded.length) {
-      let last = this.#blocks[this.#blocks.length - 1];
-      if (last === undefined || this.#end === last.length) last = this.#addBlock(encoded.length - at);
-      const copied = encoded.copy(last, this.#end, at);
-      this.#end += copied;
+      let last = this.#lastOwn();
+      if (last === undefined || last.used === last.block.length) last = this.#addBlock(encoded.length - at);
+      const copied = encoded.copy(last.block, last.used, at);
+      last.used += copied;
       this.#length += copied;
       at += copied;
     }
   }
 
   /** A block with room at its end for some of `wanted` more bytes: the lone first one grown, a spare one, or a new one. */
-  #addBlock(wanted: number): Buffer {
-    const only = this.#blocks.length === 1 ? (this.#blocks[0] as Buffer) : undefined;
-    if (only !== undefined && only.length < BLOCK_BYTES) {
-      let size = only.length * 2;
+  #addBlock(wanted: number): OwnPart {
+    const only = this.#parts.length === 1 ? this.#parts[0] : undefined;
+    if (only !== undefined && typeof only !== "string" && only.block.length < BLOCK_BYTES) {
+      let size = only.block.length * 2;
       while (size < BLOCK_BYTES && size < this.#length + wanted) size *= 2;
       const grown = Buffer.allocUnsafeSlow(Math.min(size, BLOCK_BYTES));
-      only.copy(grown, 0, this.#start, this.#end);
-      this.#blocks[0] = grown;
-      this.#end -= this.#start;
+      only.block.copy(grown, 0, this.#start, only.used);
+      const part = { block: grown, used: only.used - this.#start };
+      this.#parts[0] = part;
       this.#start = 0;
-      return grown;
+      return part;
     }
-    const first = this.#blocks.length === 0;
+    const first = this.#parts.length === 0;
     const block = this.#spare.pop() ?? Buffer.allocUnsafeSlow(first ? Math.min(BLOCK_BYTES, Math.max(FIRST_BYTES, wanted)) : BLOCK_BYTES);
-    this.#blocks.push(block);
-    this.#end = 0;
+    const part = { block, used: 0 };
+    this.#parts.push(part);
     if (first) this.#start = 0;
-    return block;
+    return part;
   }
 
-  /** The oldest `bytes` kept fall out; blocks left with none of the kept bytes become spares. */
+  /** A block none of whose bytes are kept any more: a full-size one is reused, a small lone first one let go. */
+  #recycle(block: Buffer): void {
+    if (block.length === BLOCK_BYTES) this.#spare.push(block);
+  }
+
+  /** The oldest `bytes` kept fall out; parts left with none of the kept bytes go. */
   #drop(bytes: number): void {
     this.#dropped += bytes;
     this.#length -= bytes;
     this.#start += bytes;
-    while (this.#blocks.length > 0) {
-      const first = this.#blocks[0] as Buffer;
-      const used = this.#blocks.length === 1 ? this.#end : first.length;
-      if (this.#start < used) break;
-      this.#start -= used;
-      this.#blocks.shift();
-      // A spare block is a full-size one: a small lone first block is let go.
-      if (first.length === BLOCK_BYTES) this.#spare.push(first);
+    while (this.#parts.length > 0) {
+      const first = this.#parts[0] as OwnPart | string;
+      const size = typeof first === "string" ? first.length : first.used;
+      if (this.#start < size) break;
+      this.#start -= size;
+      this.#parts.shift();
+      if (typeof first !== "string") this.#recycle(first.block);
     }
-    if (this.#blocks.length === 0) {
-      this.#start = 0;
-      this.#end = 0;
-    }
+    if (this.#parts.length === 0) this.#start = 0;
   }
 
-  /** The kept bytes, in order (a copy when they span blocks). */
+  /** The kept bytes, in order (a copy when they are in more than one part). */
   #bytes(): Buffer {
-    const blocks = this.#blocks;
-    if (blocks.length === 0) return Buffer.alloc(0);
-    if (blocks.length === 1) return (blocks[0] as Buffer).subarray(this.#start, this.#end);
-    const parts = blocks.map((block, index) =>
-      index === 0 ? block.subarray(this.#start) : index === blocks.length - 1 ? block.subarray(0, this.#end) : block,
+    const parts = this.#parts;
+    const bytesOf = (part: OwnPart | string, from: number): Buffer =>
+      typeof part === "string" ? Buffer.from(part.slice(from), "latin1") : part.block.subarray(from, part.used);
+    if (parts.length === 0) return Buffer.alloc(0);
+    if (parts.length === 1) return bytesOf(parts[0] as OwnPart | string, this.#start);
+    return Buffer.concat(
+      parts.map((part, index) => bytesOf(part, index === 0 ? this.#start : 0)),
+      this.#length,
     );
-    return Buffer.concat(parts, this.#length);
   }
 
   /**

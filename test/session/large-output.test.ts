@@ -63,6 +63,20 @@ describe("a large output kept whole", () => {
     expect(r.raw).toContain("\r\n300000\r\n");
   });
 
+  it("history() of an output long enough to be kept in megabyte strings is exact, its whole window, and after more cells", async () => {
+    const sh = await spawnBash({ maxOutputBytes: 16 << 20 });
+    const result = await sh.run("seq 1 700000", { timeoutMs: 60_000 });
+    expect(result.output.endsWith("699999\n700000")).toBe(true);
+    const lines = sh.history(10_000_000).split("\n");
+    expect(lines[0]).toMatch(/^\[… \d+ bytes omitted …\]$/);
+    const kept = lines.slice(1);
+    expect(Buffer.byteLength(kept.join("\n"))).toBeGreaterThan((2 << 20) - 16);
+    expect(kept.at(-1)).toBe("700000");
+    expect(kept.every((line, index) => Number(line) === 700000 - kept.length + 1 + index)).toBe(true);
+    await sh.run("echo after");
+    expect(sh.history(3)).toBe("700000\necho after\nafter");
+  });
+
   it("history() after a large output has its last lines", async () => {
     const sh = await spawnBash({ maxOutputBytes: 8 << 20 });
     await sh.run("seq 1 400000", { timeoutMs: 30_000 });

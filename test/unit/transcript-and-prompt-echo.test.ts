@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { MAX_COMMAND_BYTES, PromptEcho } from "../../src/terminal/prompt-echo.js";
 import { Transcript } from "../../src/terminal/transcript.js";
 
+const numberLines = (from: number, to: number): string => Array.from({ length: to - from + 1 }, (_, index) => `${from + index}\n`).join("");
+
 describe("Transcript", () => {
   it("returns the last n lines, with no marker while nothing fell out", () => {
     const transcript = new Transcript();
@@ -111,6 +113,31 @@ describe("Transcript", () => {
     const grown = process.memoryUsage().arrayBuffers - before;
     expect(grown).toBeLessThanOrEqual((2 << 20) + 2 * (64 << 10));
     expect(transcript.lastLines(1)).toBe("x".repeat(99));
+  });
+
+  it("keeps a string offered in place of the same last bytes, reusing their blocks, and ignores one that differs", () => {
+    const transcript = new Transcript();
+    transcript.append("before\n");
+    const piece = numberLines(1, 150_000); // ~1 MB of ASCII
+    for (let at = 0; at < piece.length; at += 4000) transcript.append(piece.slice(at, at + 4000));
+    transcript.share(`${piece.slice(0, -2)}x\n`); // not the same text: nothing changes
+    transcript.share("before\n"); // not the last bytes
+    expect(transcript.lastLines(3)).toBe("149998\n149999\n150000");
+    transcript.share(piece);
+    // The blocks that held the piece take what comes next: no new block.
+    const before = process.memoryUsage().arrayBuffers;
+    const next = numberLines(150_001, 270_000);
+    for (let at = 0; at < next.length; at += 4000) transcript.append(next.slice(at, at + 4000));
+    expect(process.memoryUsage().arrayBuffers - before).toBe(0); // not 13 new blocks
+    expect(transcript.lastLines(2)).toBe("269999\n270000");
+    // Over 2 MB: the oldest bytes fall out, through the shared string too; what is kept is exact.
+    const more = numberLines(270_001, 420_000);
+    for (let at = 0; at < more.length; at += 4000) transcript.append(more.slice(at, at + 4000));
+    const all = `before\n${piece}${next}${more}`;
+    const lines = transcript.lastLines(10_000_000).split("\n");
+    const omitted = Number(/^\[… (\d+) bytes omitted …\]$/.exec(lines[0] ?? "")?.[1]);
+    expect(omitted + Buffer.byteLength(lines.slice(1).join("\n")) + 1).toBe(Buffer.byteLength(all));
+    expect(all.endsWith(`${lines.slice(1).join("\n")}\n`)).toBe(true);
   });
 });
 
