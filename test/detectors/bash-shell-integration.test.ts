@@ -150,6 +150,12 @@ describe("bash with shell integration", () => {
     // An OSC 133-style mark and a fake agent-tty mark without the secret.
     const r = await sh.run("printf '\\033]133;D;0\\007\\033]6973;fake;D;0;/\\007'; sleep 0.3; echo real-end");
     expect(r.output).toBe("real-end");
+    // Nor its working directory: a look-alike of bash's directory mark is output, not a directory.
+    const before = (await sh.run("true")).cwd;
+    const w = await sh.run("printf '\\033]6973;fake;W;/fake\\007'; echo w-end");
+    expect(w).toMatchObject({ output: "w-end", cwd: before });
+    expect(before).toMatch(/^\/./);
+    expect(before).not.toBe("/fake");
   });
 
   it("an incomplete cell (unclosed quote) settles instead of hanging", async () => {
