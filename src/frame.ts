@@ -131,8 +131,16 @@ export class FrameCollector implements SealListener {
     this.flush();
     const output = this.#output.finishPieces(omittedMarker);
     const raw = this.#raw.finish(output.truncated ? undefined : output.pieces, omittedMarker);
+    const pieces = output.pieces;
+    // One piece and no line to drop (most cells): only its final newline goes, with no piece lists made.
+    const only = pieces.length === 1 && dropLines <= 0 ? (pieces[0] as string) : undefined;
     return {
-      output: concat(dropTrailingLines(trimFinalNewline(output.pieces), dropLines)),
+      output:
+        only === undefined
+          ? concat(dropTrailingLines(trimFinalNewline(pieces), dropLines))
+          : only.endsWith("\n")
+            ? only.slice(0, -1)
+            : only,
       truncated: output.truncated,
       omittedBytes: output.omittedBytes,
       raw: raw.text,

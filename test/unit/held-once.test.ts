@@ -181,6 +181,19 @@ describe("FrameCollector: a long output handed over without a copy", () => {
     }
   });
 
+  it("a short output (one piece) loses its final newline and dropped lines as a long one does", () => {
+    for (const text of ["", "\n", "hi", "hi\n", "a\nb\n", "a\nb", "\n\n", "é€😀\ny\n"]) {
+      for (const dropLines of [0, 1, 2]) {
+        const frame = new FrameCollector(1 << 20);
+        frame.appendRaw(text.replaceAll("\n", "\r\n"));
+        frame.add(text);
+        const finished = frame.finish(dropLines);
+        expect(finished.output, `${JSON.stringify(text)} less ${dropLines}`).toBe(trimmed(text, dropLines));
+        expect(built(finished.raw)).toBe(text.replaceAll("\n", "\r\n"));
+      }
+    }
+  });
+
   it("a multi-megabyte output of multi-byte text and its mirrored raw text come back exactly", () => {
     const frame = new FrameCollector(64 << 20);
     let whole = "";
