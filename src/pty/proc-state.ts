@@ -385,12 +385,27 @@ function readText(path: string): string | undefined {
  * ran for a short while, so an idle program holds none.
  */
 const procFiles = new Map<string, number>();
-/** A check of a program at its prompt keeps 4 (stat, syscall, mem, fdinfo): 64 sessions checked at once. */
-const MAX_PROC_FILES = 256;
+/** Kept descriptors at most (see {@link keptProcFilesFor}); read from this process's limit when first needed. */
+let maxProcFiles: number | undefined;
 const PROC_FILES_IDLE_MS = 200;
 const procBuffer = Buffer.allocUnsafe(8192);
 let procFilesUsedAt = 0;
 let procFilesTimer: NodeJS.Timeout | undefined;
+
+/**
+ * How many /proc descriptors the checks keep, given this process's soft limit of open files (the
+ * text of `/proc/self/limits`, `undefined` when unknown or unlimited): a quarter of it, 64 to 1024.
+ * A check of a program at its prompt keeps 4 (stat, syscall, mem, fdinfo), so 1024 serve 256
+ * sessions checked in turn; with fewer, the oldest make room (a cycle through more sessions than
+ * fit opens each check's files afresh, as every check did before descriptors were kept).
+ *
+ * @internal
+ */
+export function keptProcFilesFor(softLimit: string | undefined): number {
+  const limit = softLimit === undefined ? Number.NaN : Number(softLimit);
+  if (!Number.isSafeInteger(limit)) return 256;
+  return Math.min(1024, Math.max(64, Math.floor(limit / 4)));
+}
 
 function openProcFile(path: string): number | undefined {
   procFilesUsedAt = performance.now();
@@ -403,7 +418,8 @@ function openProcFile(path: string): number | undefined {
   }
   // The oldest goes (its check opens it again): clearing them all would make every check of a
   // driver with more sessions than fit open its files afresh.
-  if (procFiles.size >= MAX_PROC_FILES) forgetProcFile(procFiles.keys().next().value as string);
+  maxProcFiles ??= keptProcFilesFor(/^Max open files\s+(\d+)/m.exec(readText("/proc/self/limits") ?? "")?.[1]);
+  if (procFiles.size >= maxProcFiles) forgetProcFile(procFiles.keys().next().value as string);
   procFiles.set(path, fd);
   procFilesTimer ??= setTimeout(closeIdleProcFiles, PROC_FILES_IDLE_MS).unref();
   return fd;

@@ -5,6 +5,7 @@ import {
   type ForegroundInfo,
   isForegroundReading,
   isLinuxProcAvailable,
+  keptProcFilesFor,
   listSessionProcesses,
   readCommandLine,
   readForeground,
@@ -214,7 +215,7 @@ function heldProcFiles(pid: number): string[] {
 }
 
 describe.runIf(isLinuxProcAvailable())("isForegroundReading's kept descriptors", () => {
-  it("stay open for many programs checked in turn (more than the first 8), and stay bounded with more than 64", async () => {
+  it("stay open for many programs checked in turn (more than the first 8), bounded by the open-file limit", async () => {
     // 70 shells: the checks of the first 20 hold 80 descriptors, more than a small cache would keep.
     const shells = await Promise.all(Array.from({ length: 70 }, () => bash()));
     const first = shells.slice(0, 20);
@@ -231,13 +232,21 @@ describe.runIf(isLinuxProcAvailable())("isForegroundReading's kept descriptors",
     }
     const held = shells.reduce((sum, shell) => sum + heldProcFiles(shell.pid).length, 0);
     expect(held).toBeGreaterThan(32);
-    expect(held).toBeLessThanOrEqual(256);
+    const softLimit = /^Max open files\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+    expect(held).toBeLessThanOrEqual(keptProcFilesFor(softLimit));
     // A program that stops reading is seen at once, its kept descriptors notwithstanding.
     const last = shells[shells.length - 1];
     if (last === undefined) throw new Error("no shell");
     await run(last, "sleep 30");
     await waitFor(() => !isForegroundReading(last.pid), { message: "sleep in the foreground" });
   }, 30_000);
+
+  it("are a quarter of the open-file limit, 64 to 1024 (256 when the limit is unknown)", () => {
+    expect(keptProcFilesFor("1024")).toBe(256);
+    expect(keptProcFilesFor("20000")).toBe(1024);
+    expect(keptProcFilesFor("100")).toBe(64);
+    expect(keptProcFilesFor(undefined)).toBe(256);
+  });
 });
 
 describe.runIf(isLinuxProcAvailable())("listSessionProcesses", () => {
