@@ -61,6 +61,7 @@ export function bashMarks(prefix: string, keys?: string): string[] {
   const continuationMark = `\\[\\e]${prefix}P\\a\\]`;
   // The working directory, printed before the prompt only when it changed (the prompt's own stream).
   const cwdMark = `builtin printf '\\033]${prefix}W;%s\\007' "$PWD" >&2`;
+  const lookup = "[[ ${__agent_tty_ok[.$PS1$PS2$PS0$PWD]-} ]] || __agent_tty_recheck";
   return [
     // The marks expand the status inside the prompt.
     "shopt -s promptvars",
@@ -77,17 +78,15 @@ export function bashMarks(prefix: string, keys?: string): string[] {
     "__agent_tty_marks",
     `__agent_tty_check() { [[ $PS1 == *${marked("D;")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
+    // The prompts and the directory last seen are remembered, and a prompt only looks them up: bash
+    // handles strings a character at a time, and a hash lookup costs a quarter of the patterns above.
+    // When they changed, the marks are checked and the directory said.
+    "declare -gA __agent_tty_ok",
+    `__agent_tty_recheck() { __agent_tty_check; ${cwdMark}; __agent_tty_ok=([".$PS1$PS2$PS0$PWD"]=1); }`,
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
-    // There the prompts and the directory last seen are remembered, and a prompt only looks them up:
-    // bash handles strings a character at a time, and a hash lookup costs a quarter of the patterns above.
-    "if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then " +
-      "declare -gA __agent_tty_ok; " +
-      `__agent_tty_recheck() { __agent_tty_check; ${cwdMark}; __agent_tty_ok=([".$PS1$PS2$PS0$PWD"]=1); }; ` +
-      "(( ${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); " +
-      "PROMPT_COMMAND+=('[[ ${__agent_tty_ok[.$PS1$PS2$PS0$PWD]-} ]] || __agent_tty_recheck'); " +
-      `else __agent_tty_recheck() { __agent_tty_check; [[ $PWD == "\${__agent_tty_pwd-}" ]] || { __agent_tty_pwd=$PWD; ${cwdMark}; }; }; ` +
-      'PROMPT_COMMAND="${PROMPT_COMMAND:+${PROMPT_COMMAND%;}; }__agent_tty_recheck"; fi',
-    // The first prompt's directory (the prompts as marked here are remembered as known good).
+    `if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then (( \${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); PROMPT_COMMAND+=(${shellQuote(lookup)}); ` +
+      `else PROMPT_COMMAND="\${PROMPT_COMMAND:+\${PROMPT_COMMAND%;}; }"${shellQuote(lookup)}; fi`,
+    // The first prompt's directory (and the prompts as marked here, remembered).
     "__agent_tty_recheck",
   ];
 }
