@@ -94,6 +94,19 @@ export class CellLifecycle {
   readonly #inputs: InputChecks;
   /** The lock holder's deadline, one timer from cell to cell (see {@link ReusableTimeout}). */
   readonly #deadline = new ReusableTimeout();
+  /** The cell the deadline was last armed for (only the lock holder has one). */
+  #deadlineRun: CellRun | undefined;
+  // Made once, not per cell: the deadline's callback, and what runs once an interrupt is taken in.
+  readonly #onDeadline = (): void => {
+    const run = this.#deadlineRun;
+    this.#deadlineRun = undefined;
+    if (run !== undefined) this.#onTimeout(run);
+  };
+  readonly #afterInterruptSettled = (): void => {
+    const held = this.#held;
+    if (held === undefined || this.#lock !== held) return;
+    if (this.#atPrompt || this.#detector.tracksPrompt !== true) this.#writeHeld(held);
+  };
 
   constructor(options: CellLifecycleOptions, detector: FrameDetector, output: CellOutput, host: CellLifecycleHost) {
     this.#options = options;
@@ -348,7 +361,8 @@ export class CellLifecycle {
   /** Arms the lock holder's deadline (only the lock holder has one: `run.timer` is the shared timer while armed). */
   #armTimeout(run: CellRun, timeoutMs: number): void {
     run.timer = this.#deadline;
-    this.#deadline.arm(timeoutMs, () => this.#onTimeout(run));
+    this.#deadlineRun = run;
+    this.#deadline.arm(timeoutMs, this.#onDeadline);
   }
 
   #watchAbort(run: CellRun): void {
@@ -463,11 +477,7 @@ export class CellLifecycle {
   #release(run: CellRun): void {
     if (this.#lock !== run) return;
     this.#lock = undefined;
-    this.#interrupts.cellReleased(() => {
-      const held = this.#held;
-      if (held === undefined || this.#lock !== held) return;
-      if (this.#atPrompt || this.#detector.tracksPrompt !== true) this.#writeHeld(held);
-    });
+    this.#interrupts.cellReleased(this.#afterInterruptSettled);
     this.#inputs.stop();
     this.#output.endCell();
     if (this.#state === "busy" || this.#state === "timed_out") this.#state = "idle";
