@@ -56,8 +56,8 @@ export class FrameCollector implements SealListener {
   #rawRanges = true;
   /** False once the detector said output is over (the rest is prompt). */
   collecting = true;
-  /** Told of each megabyte string a long output is kept in (see `CappedText`): the transcript shares them. */
-  onSealed: ((piece: string) => void) | undefined;
+  /** Told when the staging buffer's bytes a long output goes through are reused or let go (see `CappedText`). */
+  onSealed: ((stage: Buffer, piece: string | undefined) => void) | undefined;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
@@ -106,6 +106,22 @@ export class FrameCollector implements SealListener {
     return text;
   }
 
+  /**
+   * The staging buffer the text `flush()` last returned was copied into, from `lastStagedFrom` to
+   * `lastStagedTo` (see `CappedText.lastStaged`); undefined when it was not.
+   */
+  get lastStaged(): Buffer | undefined {
+    return this.#output.lastStaged;
+  }
+
+  get lastStagedFrom(): number {
+    return this.#output.lastStagedFrom;
+  }
+
+  get lastStagedTo(): number {
+    return this.#output.lastStagedTo;
+  }
+
   /** Forgets the output so far (it was echo). */
   discard(): void {
     this.#raw.materialize(true);
@@ -113,7 +129,10 @@ export class FrameCollector implements SealListener {
     this.#piecesChars = 0;
     this.#cleanChars = 0;
     // Usually nothing reached the output yet (the echo was never collected): the empty one is kept.
-    if (this.#output.totalBytes > 0) this.#output = new CappedText(this.#maxBytes, this);
+    if (this.#output.totalBytes > 0) {
+      this.#output.abandon();
+      this.#output = new CappedText(this.#maxBytes, this);
+    }
   }
 
   /** The output so far, uncut. */

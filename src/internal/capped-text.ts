@@ -5,9 +5,13 @@ export interface CappedTextResult {
   readonly omittedBytes: number;
 }
 
-/** Told of the strings a long text is kept in (see {@link CappedText}). */
+/** Told when the staging buffer's bytes are reused or let go (see {@link CappedText}). */
 export interface SealListener {
-  onSealed: ((piece: string) => void) | undefined;
+  /**
+   * The bytes `stage` holds from its start are about to be overwritten or let go: `piece` is the
+   * string they became, when they did and it is ASCII (a byte a character), otherwise undefined.
+   */
+  onSealed: ((stage: Buffer, piece: string | undefined) => void) | undefined;
 }
 
 /** Up to this many bytes the head is kept as the strings appended; past it, through a staging buffer. */
@@ -49,10 +53,13 @@ export class CappedText {
   #overflowed = false;
 
   readonly #listener: SealListener | undefined;
+  /** Where the text last appended went in the stage (`#stagedFrom` -1: not in the stage). */
+  #stagedFrom = -1;
+  #stagedTo = 0;
 
   /**
-   * @param listener - its `onSealed` is called with each full load of the stage made a string,
-   * when it is ASCII (a byte a character): a transcript holding the same text can keep that string.
+   * @param listener - told when the stage's bytes are reused or let go, and the string they
+   * became: a transcript pointing at them (see {@link CappedText.lastStaged}) keeps that string.
    */
   constructor(maxBytes: number, listener?: SealListener) {
     this.#maxBytes = maxBytes;
@@ -65,7 +72,25 @@ export class CappedText {
     return this.#totalBytes;
   }
 
+  /**
+   * The staging buffer, when the text last appended was copied into it (from
+   * {@link CappedText.lastStagedFrom} to {@link CappedText.lastStagedTo}): those bytes stay there
+   * until the listener hears otherwise.
+   */
+  get lastStaged(): Buffer | undefined {
+    return this.#stagedFrom === -1 ? undefined : this.#stage;
+  }
+
+  get lastStagedFrom(): number {
+    return this.#stagedFrom;
+  }
+
+  get lastStagedTo(): number {
+    return this.#stagedTo;
+  }
+
   append(text: string): void {
+    this.#stagedFrom = -1;
     if (text === "") return;
     const bytes = Buffer.byteLength(text);
     this.#totalBytes += bytes;
@@ -119,7 +144,9 @@ export class CappedText {
       stage.write(text, this.#stageBytes, bytes, "utf8");
       this.#stageAscii = false;
     }
+    this.#stagedFrom = this.#stageBytes;
     this.#stageBytes += bytes;
+    this.#stagedTo = this.#stageBytes;
   }
 
   /** What the stage holds, as text. */
@@ -137,7 +164,21 @@ export class CappedText {
     this.#head.push(piece);
     this.#stageBytes = 0;
     this.#stageAscii = true;
-    if (ascii) this.#listener?.onSealed?.(piece);
+    if (this.#stage !== undefined) this.#listener?.onSealed?.(this.#stage, ascii ? piece : undefined);
+  }
+
+  /** The stage is let go (its bytes not sealed, or already): the listener is told first. */
+  #letStageGo(): void {
+    const stage = this.#stage;
+    if (stage === undefined) return;
+    this.#stage = undefined;
+    this.#stagedFrom = -1;
+    if (this.#stageBytes > 0) this.#listener?.onSealed?.(stage, undefined);
+  }
+
+  /** No more text comes (the owner drops this one): the listener is told the stage goes. */
+  abandon(): void {
+    this.#letStageGo();
   }
 
   /** The head as one string (copied: see {@link CappedText.finishPieces} for the text without a copy). */
@@ -154,7 +195,7 @@ export class CappedText {
     this.#overflowed = true;
     const whole = this.#headText() + text;
     this.#long = false;
-    this.#stage = undefined;
+    this.#letStageGo();
     this.#stageBytes = 0;
     const head = sliceBytes(whole, this.#half);
     this.#head = [head];
@@ -206,7 +247,7 @@ export class CappedText {
     if (!this.#overflowed) {
       if (!this.#long) return { pieces: [this.#headText()], truncated: false, omittedBytes: 0 };
       this.#seal();
-      this.#stage = undefined;
+      this.#letStageGo();
       return { pieces: [...this.#head], truncated: false, omittedBytes: 0 };
     }
     const head = this.#headText();

@@ -259,12 +259,19 @@ export class OutputPipeline {
     const control = this.#host.cellControl();
     if (control === undefined || this.#liveGate) return;
     control.push(text);
-    this.#publishClean(text);
-    // The transcript has this frame's text too: the strings a long output is kept in are offered to it.
-    frame.onSealed ??= this.#shareSealed;
+    const stage = frame.lastStaged;
+    if (stage === undefined) {
+      this.#publishClean(text);
+      return;
+    }
+    // A long output: the transcript points at the bytes the frame staged them in, not a copy.
+    frame.onSealed ??= this.#stageSealed;
+    this.#atLineStart = text.endsWith("\n");
+    this.#transcript.appendStaged(stage, frame.lastStagedFrom, frame.lastStagedTo);
+    if (this.#cleanStreams.size > 0) for (const stream of this.#cleanStreams) stream.push(text);
   }
 
-  readonly #shareSealed = (piece: string): void => this.#transcript.share(piece);
+  readonly #stageSealed = (stage: Buffer, piece: string | undefined): void => this.#transcript.sealed(stage, piece);
 
   /** An input line in the transcript, on a line of its own (nothing for an empty one). */
   #publishInput(line: string): void {

@@ -18,6 +18,18 @@ interface OwnPart {
   used: number;
 }
 
+/** Bytes of a staging buffer someone else holds (a long cell output's), from `from` to `to`. */
+interface StagedPart {
+  readonly stage: Buffer;
+  readonly from: number;
+  to: number;
+}
+
+type Part = OwnPart | StagedPart | string;
+
+/** Bytes a part holds. */
+const sizeOf = (part: Part): number => (typeof part === "string" ? part.length : "block" in part ? part.used : part.to - part.from);
+
 /**
  * The clean transcript of a session, bounded: cells' input lines and output
  * as a person would have read them.
@@ -31,10 +43,11 @@ interface OwnPart {
  * buffer behind for the garbage collector to free (a ring that doubled to
  * 2 MB left 2 MB of them allocated until the next full collection).
  *
- * A long output is not held twice: when a cell's output makes one of the
- * megabyte strings it is kept in (see `CappedText`), the transcript is
- * offered that string ({@link Transcript.share}) and, when its last bytes
- * are exactly that text, keeps the string instead and reuses their blocks.
+ * A long output is not held twice: while a cell's output goes through its
+ * 1 MB staging buffer (see `CappedText`), the transcript points at the bytes
+ * there ({@link Transcript.appendStaged}), and once they became one of the
+ * megabyte strings the output is kept in, at that string
+ * ({@link Transcript.sealed}).
  *
  * What falls out is counted: asked for more lines than are kept,
  * {@link Transcript.lastLines} starts with one line `[… N bytes omitted …]`
@@ -42,11 +55,11 @@ interface OwnPart {
  */
 export class Transcript {
   /**
-   * What is kept, oldest first: blocks of bytes and shared strings (ASCII: a byte a character).
-   * The first part's first `#start` bytes fell out. A block is full unless it is the last part,
-   * or a shared string follows it; only a lone first block is smaller than {@link BLOCK_BYTES}.
+   * What is kept, oldest first: blocks of bytes, bytes of a staging buffer, shared strings (ASCII:
+   * a byte a character). The first part's first `#start` bytes fell out. A block is full unless
+   * another kind of part follows it; only a lone first block is smaller than {@link BLOCK_BYTES}.
    */
-  #parts: Array<OwnPart | string> = [];
+  #parts: Part[] = [];
   #start = 0;
   /** Bytes kept. */
   #length = 0;
@@ -66,47 +79,40 @@ export class Transcript {
   }
 
   /**
-   * Offers `text`, an ASCII string held elsewhere anyway (a piece of a cell's
-   * output): when the transcript's last bytes are exactly `text`, it keeps
-   * the string in their place and their blocks are reused. Otherwise nothing
-   * changes.
+   * Appends the bytes `stage` holds from `from` to `to` (UTF-8), without
+   * copying them: the stage's owner calls {@link Transcript.sealed} before it
+   * overwrites or lets go of them.
    */
-  share(text: string): void {
+  appendStaged(stage: Buffer, from: number, to: number): void {
     this.#flush();
-    const size = text.length;
-    if (size === 0 || size > this.#length) return;
-    // The own parts at the end that hold the last `size` bytes: from `cut` in part `index`.
-    let index = this.#parts.length - 1;
-    let needed = size;
-    let cut = 0;
-    for (;;) {
-      const part = this.#parts[index];
-      if (part === undefined || typeof part === "string") return;
-      const from = index === 0 ? this.#start : 0;
-      if (part.used - from >= needed) {
-        cut = part.used - needed;
-        break;
-      }
-      needed -= part.used - from;
-      index--;
+    const bytes = to - from;
+    if (bytes <= 0) return;
+    if (bytes >= MAX_BYTES) {
+      this.#write(stage.toString("utf8", from, to));
+      return;
     }
-    // The same text, compared a block at a time.
-    let at = 0;
-    for (let next = index; next < this.#parts.length; next++) {
-      const part = this.#parts[next] as OwnPart;
-      const from = next === index ? cut : 0;
-      if (part.block.toString("latin1", from, part.used) !== text.slice(at, at + part.used - from)) return;
-      at += part.used - from;
+    if (this.#length + bytes > MAX_BYTES) this.#drop(this.#length + bytes - MAX_BYTES);
+    const last = this.#parts[this.#parts.length - 1];
+    if (last !== undefined && typeof last !== "string" && "stage" in last && last.stage === stage && last.to === from) last.to = to;
+    else this.#parts.push({ stage, from, to });
+    this.#length += bytes;
+  }
+
+  /**
+   * The bytes `stage` holds from its start are about to be overwritten or
+   * let go: the parts pointing at them take `piece`, the ASCII string they
+   * became, or, without one, a copy of their bytes.
+   */
+  sealed(stage: Buffer, piece: string | undefined): void {
+    const parts = this.#parts;
+    for (let index = 0; index < parts.length; index++) {
+      const part = parts[index] as Part;
+      if (typeof part === "string" || !("stage" in part) || part.stage !== stage) continue;
+      parts[index] =
+        piece !== undefined
+          ? piece.slice(part.from, part.to)
+          : { block: Buffer.from(stage.subarray(part.from, part.to)), used: part.to - part.from };
     }
-    for (const part of this.#parts.splice(index + 1) as OwnPart[]) this.#recycle(part.block);
-    const first = this.#parts[index] as OwnPart;
-    first.used = cut;
-    if (cut === (index === 0 ? this.#start : 0)) {
-      this.#parts.pop();
-      this.#recycle(first.block);
-      if (index === 0) this.#start = 0;
-    }
-    this.#parts.push(text);
   }
 
   #flush(): void {
@@ -150,7 +156,7 @@ export class Transcript {
   /** The last part, when it is a block. */
   #lastOwn(): OwnPart | undefined {
     const last = this.#parts[this.#parts.length - 1];
-    return typeof last === "string" ? undefined : last;
+    return last === undefined || typeof last === "string" || !("block" in last) ? undefined : last;
   }
 
   #put(part: OwnPart, text: string, bytes: number, encoding: "latin1" | "utf8"): void {
@@ -175,7 +181,7 @@ export class Transcript {
   /** A block with room at its end for some of `wanted` more bytes: the lone first one grown, a spare one, or a new one. */
   #addBlock(wanted: number): OwnPart {
     const only = this.#parts.length === 1 ? this.#parts[0] : undefined;
-    if (only !== undefined && typeof only !== "string" && only.block.length < BLOCK_BYTES) {
+    if (only !== undefined && typeof only !== "string" && "block" in only && only.block.length < BLOCK_BYTES) {
       let size = only.block.length * 2;
       while (size < BLOCK_BYTES && size < this.#length + wanted) size *= 2;
       const grown = Buffer.allocUnsafeSlow(Math.min(size, BLOCK_BYTES));
@@ -204,12 +210,12 @@ export class Transcript {
     this.#length -= bytes;
     this.#start += bytes;
     while (this.#parts.length > 0) {
-      const first = this.#parts[0] as OwnPart | string;
-      const size = typeof first === "string" ? first.length : first.used;
+      const first = this.#parts[0] as Part;
+      const size = sizeOf(first);
       if (this.#start < size) break;
       this.#start -= size;
       this.#parts.shift();
-      if (typeof first !== "string") this.#recycle(first.block);
+      if (typeof first !== "string" && "block" in first) this.#recycle(first.block);
     }
     if (this.#parts.length === 0) this.#start = 0;
   }
@@ -217,10 +223,14 @@ export class Transcript {
   /** The kept bytes, in order (a copy when they are in more than one part). */
   #bytes(): Buffer {
     const parts = this.#parts;
-    const bytesOf = (part: OwnPart | string, from: number): Buffer =>
-      typeof part === "string" ? Buffer.from(part.slice(from), "latin1") : part.block.subarray(from, part.used);
+    const bytesOf = (part: Part, from: number): Buffer =>
+      typeof part === "string"
+        ? Buffer.from(part.slice(from), "latin1")
+        : "block" in part
+          ? part.block.subarray(from, part.used)
+          : part.stage.subarray(part.from + from, part.to);
     if (parts.length === 0) return Buffer.alloc(0);
-    if (parts.length === 1) return bytesOf(parts[0] as OwnPart | string, this.#start);
+    if (parts.length === 1) return bytesOf(parts[0] as Part, this.#start);
     return Buffer.concat(
       parts.map((part, index) => bytesOf(part, index === 0 ? this.#start : 0)),
       this.#length,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CappedText } from "../../src/internal/capped-text.js";
 import { MAX_COMMAND_BYTES, PromptEcho } from "../../src/terminal/prompt-echo.js";
 import { Transcript } from "../../src/terminal/transcript.js";
 
@@ -115,29 +116,36 @@ describe("Transcript", () => {
     expect(transcript.lastLines(1)).toBe("x".repeat(99));
   });
 
-  it("keeps a string offered in place of the same last bytes, reusing their blocks, and ignores one that differs", () => {
-    const transcript = new Transcript();
-    transcript.append("before\n");
-    const piece = numberLines(1, 150_000); // ~1 MB of ASCII
-    for (let at = 0; at < piece.length; at += 4000) transcript.append(piece.slice(at, at + 4000));
-    transcript.share(`${piece.slice(0, -2)}x\n`); // not the same text: nothing changes
-    transcript.share("before\n"); // not the last bytes
-    expect(transcript.lastLines(3)).toBe("149998\n149999\n150000");
-    transcript.share(piece);
-    // The blocks that held the piece take what comes next: no new block.
-    const before = process.memoryUsage().arrayBuffers;
-    const next = numberLines(150_001, 270_000);
-    for (let at = 0; at < next.length; at += 4000) transcript.append(next.slice(at, at + 4000));
-    expect(process.memoryUsage().arrayBuffers - before).toBe(0); // not 13 new blocks
-    expect(transcript.lastLines(2)).toBe("269999\n270000");
-    // Over 2 MB: the oldest bytes fall out, through the shared string too; what is kept is exact.
-    const more = numberLines(270_001, 420_000);
-    for (let at = 0; at < more.length; at += 4000) transcript.append(more.slice(at, at + 4000));
-    const all = `before\n${piece}${next}${more}`;
-    const lines = transcript.lastLines(10_000_000).split("\n");
-    const omitted = Number(/^\[… (\d+) bytes omitted …\]$/.exec(lines[0] ?? "")?.[1]);
-    expect(omitted + Buffer.byteLength(lines.slice(1).join("\n")) + 1).toBe(Buffer.byteLength(all));
-    expect(all.endsWith(`${lines.slice(1).join("\n")}\n`)).toBe(true);
+  it("points at a long output's staged bytes and then at the strings they became, exact throughout, ASCII or not", () => {
+    for (const unit of ["", " é"]) {
+      const transcript = new Transcript();
+      const capped = new CappedText(64 << 20, { onSealed: (stage, piece) => transcript.sealed(stage, piece) });
+      transcript.append("seq\n");
+      let all = "seq\n";
+      const before = process.memoryUsage().arrayBuffers;
+      let grown = 0;
+      for (let n = 1; n <= 400_000; n += 500) {
+        // A chunk of lines, as a cell's output arrives: the output stages it, the transcript points at it.
+        const chunk = Array.from({ length: 500 }, (_, index) => `${n + index}${unit}\n`).join("");
+        capped.append(chunk);
+        all += chunk;
+        const stage = capped.lastStaged;
+        if (stage === undefined) transcript.append(chunk);
+        else transcript.appendStaged(stage, capped.lastStagedFrom, capped.lastStagedTo);
+        if (n === 150_001) grown = process.memoryUsage().arrayBuffers - before;
+        if (n > 150_001 && n % 80_000 === 1) expect(transcript.lastLines(2)).toBe(`${n + 498}${unit}\n${n + 499}${unit}`);
+      }
+      // ASCII: no block for what the output holds (the stage itself is 1 MB); not: copies once sealed.
+      if (unit === "") expect(grown).toBeLessThan((1 << 20) + (128 << 10));
+      const whole = (pieces: readonly string[]) => pieces.join("");
+      expect(whole(capped.finishPieces(() => "").pieces)).toBe(all.slice(4));
+      transcript.append("next\n");
+      all += "next\n";
+      const lines = transcript.lastLines(10_000_000).split("\n");
+      const omitted = Number(/^\[… (\d+) bytes omitted …\]$/.exec(lines[0] ?? "")?.[1]);
+      expect(omitted + Buffer.byteLength(lines.slice(1).join("\n")) + 1).toBe(Buffer.byteLength(all));
+      expect(all.endsWith(`${lines.slice(1).join("\n")}\n`)).toBe(true);
+    }
   });
 });
 
