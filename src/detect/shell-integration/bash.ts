@@ -80,9 +80,11 @@ export function bashMarks(prefix: string, keys?: string): string[] {
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
     // The prompts and the directory last seen are remembered, and a prompt only looks them up: bash
     // handles strings a character at a time, and a hash lookup costs a quarter of the patterns above.
-    // When they changed, the marks are checked and the directory said.
-    "declare -gA __agent_tty_ok",
-    `__agent_tty_recheck() { __agent_tty_check; ${cwdMark}; __agent_tty_ok=([".$PS1$PS2$PS0$PWD"]=1); }`,
+    // When they changed, the directory is said, and the marks checked unless the prompts are the
+    // ones last checked (only the directory changed: a `cd`).
+    "declare -gA __agent_tty_ok __agent_tty_prompts",
+    `__agent_tty_recheck() { [[ \${__agent_tty_prompts[.$PS1$PS2$PS0]-} ]] || { __agent_tty_check; __agent_tty_prompts=([".$PS1$PS2$PS0"]=1); }; ` +
+      `${cwdMark}; __agent_tty_ok=([".$PS1$PS2$PS0$PWD"]=1); }`,
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
     `if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then (( \${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); PROMPT_COMMAND+=(${shellQuote(lookup)}); ` +
       `else PROMPT_COMMAND="\${PROMPT_COMMAND:+\${PROMPT_COMMAND%;}; }"${shellQuote(lookup)}; fi`,
