@@ -73,6 +73,8 @@ describe("history(n) is the transcript a person saw, commands typed outside cell
     sh.write("for i in range(2):\r");
     await waitFor(() => /^\.\.\.$/m.test(sh.screen()), { message: "the continuation prompt" });
     sh.write("  print('row', i)\r");
+    // The empty line too once its prompt shows: typed ahead, the terminal can echo it before the prompt (a blank line).
+    await waitFor(() => /^\.\.\. {3}print\('row', i\)\n\.\.\.$/m.test(sh.screen()), { message: "the next continuation prompt" });
     sh.write("\r");
     await waitFor(() => (sh.history(2) === "row 0\nrow 1" ? true : undefined), {
       message: `the block's output; last: ${JSON.stringify(sh.history(6))}`,
