@@ -259,16 +259,7 @@ export class OutputPipeline {
     const control = this.#host.cellControl();
     if (control === undefined || this.#liveGate) return;
     control.push(text);
-    const stage = frame.lastStaged;
-    if (stage === undefined) {
-      this.#publishClean(text);
-      return;
-    }
-    // A long output: the transcript points at the bytes the frame staged them in, not a copy.
-    frame.onSealed ??= this.#stageSealed;
-    this.#atLineStart = text.endsWith("\n");
-    this.#transcript.appendStaged(stage, frame.lastStagedFrom, frame.lastStagedTo);
-    if (this.#cleanStreams.size > 0) for (const stream of this.#cleanStreams) stream.push(text);
+    this.#publishClean(text, frame);
   }
 
   readonly #stageSealed = (stage: Buffer, piece: string | undefined): void => this.#transcript.sealed(stage, piece);
@@ -278,10 +269,17 @@ export class OutputPipeline {
     if (line !== "") this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`);
   }
 
-  #publishClean(text: string): void {
+  /** Clean text to the transcript and streams; `staged` is the frame whose output it just went to. */
+  #publishClean(text: string, staged?: FrameCollector): void {
     if (text === "") return;
     this.#atLineStart = text.endsWith("\n");
-    this.#transcript.append(text);
+    const stage = staged?.lastStaged;
+    if (staged === undefined || stage === undefined) this.#transcript.append(text);
+    else {
+      // A long output: the transcript points at the bytes the frame staged it in, not a copy.
+      staged.onSealed ??= this.#stageSealed;
+      this.#transcript.appendStaged(stage, staged.lastStagedFrom, staged.lastStagedTo);
+    }
     if (this.#cleanStreams.size > 0) for (const stream of this.#cleanStreams) stream.push(text);
   }
 

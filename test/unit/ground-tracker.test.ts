@@ -2,20 +2,9 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { GroundTracker } from "../../src/terminal/ground-tracker.js";
 import { xtermInternals } from "../../src/terminal/xterm-internals.js";
+import { seededRandom as random } from "../helpers/seeded-random.js";
 
 const { Terminal } = createRequire(import.meta.url)("@xterm/headless") as typeof import("@xterm/headless");
-
-/** Small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Whole sequences and pieces of them: cut anywhere, they exercise every state of the parser. */
 const PIECES = [

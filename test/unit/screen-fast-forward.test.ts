@@ -2,18 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isPlainText, PlainRun } from "../../src/terminal/plain-run.js";
 import { Screen } from "../../src/terminal/screen.js";
 import { ScreenBacklog } from "../../src/terminal/screen-backlog.js";
-
-/** Small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from "../helpers/seeded-random.js";
 
 const CONTROL_PIECES = [
   "\x1b[31m",
@@ -124,17 +113,14 @@ interface Probe {
 function render(parts: readonly string[], fastForward: boolean, size: { cols: number; rows: number; scrollback: number }): Probe {
   const screen = new Screen({ ...size, fastForward });
   const responses: string[] = [];
-  screen.onResponse((data) => responses.push(data));
   try {
-    for (const part of parts) screen.write(part);
-    const text = screen.text();
-    const bracketedPaste = screen.bracketedPaste;
-    screen.write("\x1b[6n");
-    screen.write("@");
-    const afterMarker = screen.text();
-    screen.resize(size.cols + 7, size.rows * 3);
-    const afterResize = screen.text();
-    return { text, bracketedPaste, responses, afterMarker, afterResize };
+    const subscription = screen.onResponse((data) => responses.push(data));
+    try {
+      for (const part of parts) screen.write(part);
+    } finally {
+      subscription.dispose();
+    }
+    return probe(screen, size, responses);
   } finally {
     screen.dispose();
   }
@@ -351,7 +337,7 @@ function plainStream(seed: number, cols: number): string {
   return parts.join("");
 }
 
-/** The same probe as `render`, on a screen already fed. */
+/** What `render` compares: the text, the paste mode and the answers, then after a marker and a resize. */
 function probe(screen: Screen, size: { cols: number; rows: number }, responses: string[] = []): Probe {
   const subscription = screen.onResponse((data) => responses.push(data));
   try {
