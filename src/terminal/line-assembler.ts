@@ -24,6 +24,11 @@ const MAX_ESCAPE_CHARS = 8 * 1024;
 // they show nothing here: a screen must look at them, see `lastPushPlain`). A CR at the very end is
 // not matched: `push` holds it for the next chunk. (`\r[^\n]` costs half what `\r(?!\n)` does.)
 const NEEDS_SLOW_PATH = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r[^\n]/;
+/**
+ * Private mode sets and resets (`ESC [ ? … h` / `l`): they change nothing on a line, and bash wraps
+ * every prompt in two of them (bracketed paste, `\x1b[?2004h` … `\x1b[?2004l\r`).
+ */
+const PRIVATE_MODES = /\x1b\[\?[\d;]*[hl]/g;
 const SPECIAL = /[\x00-\x08\x0a-\x1f\x7f]/g;
 
 /**
@@ -68,8 +73,8 @@ export class LineAssembler {
     let text = chunk;
     if (this.#heldCr) {
       this.#heldCr = false;
-      // The CR before an LF changes nothing; before anything else it goes back in front.
-      if (!chunk.startsWith("\n")) text = `\r${chunk}`;
+      // The CR before an LF changes nothing, nor at the start of a line; before anything else it goes back in front.
+      if (this.#text !== "" && !chunk.startsWith("\n")) text = `\r${chunk}`;
     }
     if (this.#pending !== "") {
       text = this.#pending + text;
@@ -78,14 +83,24 @@ export class LineAssembler {
     // A CR LF cut between chunks (one chunk in twenty of a big output): the CR waits for the next
     // chunk, so this one stays on the fast path. Alone, it would only move the cursor to column 0,
     // which the next chunk's text shows as before.
-    this.#lastPlain = this.#col === this.#text.length && !NEEDS_SLOW_PATH.test(text);
-    if (this.#lastPlain) {
-      const heldCr = text.endsWith("\r");
-      this.#pushPlain(text, heldCr ? text.length - 1 : text.length, sink);
-      this.#heldCr = heldCr;
-    } else {
-      this.#pushControl(text, sink);
+    const aligned = this.#col === this.#text.length;
+    this.#lastPlain = aligned && !NEEDS_SLOW_PATH.test(text);
+    if (!this.#lastPlain && aligned) {
+      // Not plain for a screen, but maybe for lines: a shell's prompt and the echo of a command.
+      const lineText = lineOnly(text, this.#text === "");
+      if (lineText !== undefined) {
+        this.#pushPlainText(lineText, sink);
+        return;
+      }
     }
+    if (this.#lastPlain) this.#pushPlainText(text, sink);
+    else this.#pushControl(text, sink);
+  }
+
+  #pushPlainText(text: string, sink: LineSink): void {
+    const heldCr = text.endsWith("\r");
+    this.#pushPlain(text, heldCr ? text.length - 1 : text.length, sink);
+    this.#heldCr = heldCr;
   }
 
   /**
@@ -280,4 +295,19 @@ export class LineAssembler {
         break;
     }
   }
+}
+
+/**
+ * What `text` holds for lines, as plain text (see `NEEDS_SLOW_PATH`), when all that keeps it off the
+ * plain path are private mode sets/resets and carriage returns at the start of a line (bash's prompt
+ * and its command's echo: `\x1b[?2004l\r`); `undefined` otherwise. `atLineStart`: the unfinished
+ * line is empty, so a CR the text starts with moves nothing.
+ */
+function lineOnly(text: string, atLineStart: boolean): string | undefined {
+  if (!text.includes("\x1b[?") && !text.includes("\n\r") && !(atLineStart && text.startsWith("\r"))) return undefined;
+  let plain = text.replace(PRIVATE_MODES, "");
+  // After a newline (or on an empty line) a CR moves nothing; before a newline it is a line end.
+  if (plain.includes("\n\r")) plain = plain.replaceAll("\n\r", "\n");
+  if (atLineStart) while (plain.startsWith("\r") && !plain.startsWith("\r\n")) plain = plain.slice(1);
+  return NEEDS_SLOW_PATH.test(plain) ? undefined : plain;
 }

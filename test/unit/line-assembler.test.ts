@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LineAssembler } from "../../src/terminal/line-assembler.js";
+import { seededRandom as random } from "../helpers/seeded-random.js";
 
 /** Feeds `chunks` and returns the complete lines, segments, marks and the unfinished last line. */
 function assemble(chunks: string[], markPrefix?: string) {
@@ -160,5 +161,53 @@ describe("LineAssembler", () => {
 
   it("multi-byte characters (already decoded) pass through intact", () => {
     expect(assemble(["é€", "😀\r", "\n"]).lines).toEqual(["é€😀"]);
+  });
+  it("bash's prompt and echo (bracketed-paste modes, a CR at a line's start) take the plain path for lines, not for a screen", () => {
+    const assembler = new LineAssembler();
+    const lines: string[] = [];
+    const sink = { line: (text: string) => lines.push(text), segment: () => {}, mark: () => {} };
+    for (const chunk of ["\x1b[?2004h$ ", "\r\n\x1b[?2004l\r", "\x1b[?2004h", "$ ", "echo hi\r\n\x1b[?2004l\rhi\r\n\x1b[?2004h$ "]) {
+      assembler.push(chunk, sink);
+      expect(assembler.lastPushPlain).toBe(!chunk.includes("\x1b")); // a screen must still see the mode changes
+    }
+    expect(lines).toEqual(["$ ", "$ echo hi", "hi"]);
+    expect(assembler.partialLine).toBe("$ ");
+    // A CR that is not at a line's start still returns the cursor: the next text overwrites.
+    expect(assemble(["abc\x1b[?25l\rX\r\n"]).lines).toEqual(["Xbc"]);
+    expect(assemble(["abc\r", "\x1b[?2004hX\r\n"]).lines).toEqual(["Xbc"]);
+  });
+
+  it("lines are the same however the text is cut into chunks (the plain and the per-character paths agree)", () => {
+    const tokens = [
+      "$ ",
+      "\x1b[?2004h",
+      "\x1b[?2004l",
+      "\x1b[?1;25h",
+      "\r",
+      "\n",
+      "\r\n",
+      "echo hi",
+      "ab",
+      "\x1b[1;31m",
+      "\x08",
+      "\x1b[K",
+      "\t",
+      "\x07",
+    ];
+    for (let seed = 1; seed <= 200; seed++) {
+      const next = random(seed);
+      const text = Array.from({ length: 30 }, () => tokens[Math.floor(next() * tokens.length)]).join("");
+      const whole = assemble([text]);
+      const cuts: string[] = [];
+      for (let at = 0; at < text.length;) {
+        const size = 1 + Math.floor(next() * 8);
+        cuts.push(text.slice(at, at + size));
+        at += size;
+      }
+      const cut = assemble(cuts);
+      const perChar = assemble([...text]);
+      expect({ seed, lines: cut.lines, partial: cut.partial }).toEqual({ seed, lines: whole.lines, partial: whole.partial });
+      expect({ seed, lines: perChar.lines, partial: perChar.partial }).toEqual({ seed, lines: whole.lines, partial: whole.partial });
+    }
   });
 });
