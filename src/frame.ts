@@ -80,13 +80,14 @@ export class FrameCollector implements SealListener {
   /**
    * Adds clean text that is `raw.slice(rawFrom, rawTo)` with CR LF as LF,
    * `raw` being the chunk last given to `appendRaw`: that part of the raw
-   * text is then not held a second time.
+   * text is then not held a second time. `crlfOnly`: the caller knows every
+   * LF in that part comes after a CR.
    */
-  addMirrored(text: string, raw: string, rawFrom: number, rawTo: number): void {
+  addMirrored(text: string, raw: string, rawFrom: number, rawTo: number, crlfOnly = false): void {
     if (!this.collecting) return;
     const start = this.#cleanChars + this.#piecesChars;
     this.add(text);
-    this.#raw.mirror(raw, rawFrom, rawTo, start, start + text.length);
+    this.#raw.mirror(raw, rawFrom, rawTo, start, start + text.length, crlfOnly);
   }
 
   /** Moves what `add()` gathered into the output; returns it. */

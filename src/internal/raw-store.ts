@@ -76,13 +76,14 @@ export class RawStore {
    * Says that `raw.slice(rawFrom, rawTo)`, a part of the chunk being taken
    * in, became the clean output's characters `cleanStart` to `cleanEnd`,
    * unchanged but for CR LF as LF. Ignored when `raw` is not that chunk, or
-   * the part holds what a range could not give back.
+   * the part holds what a range could not give back (an LF without a CR
+   * before it: not looked for when `crlfOnly` says the caller knows there is none).
    */
-  mirror(raw: string, rawFrom: number, rawTo: number, cleanStart: number, cleanEnd: number): void {
+  mirror(raw: string, rawFrom: number, rawTo: number, cleanStart: number, cleanEnd: number, crlfOnly = false): void {
     if (raw !== this.#open || !this.#rangesAllowed || rawTo - rawFrom < MIN_RANGE_CHARS) return;
     const last = this.#mirrors[this.#mirrors.length - 1];
     if (last !== undefined && last.rawTo > rawFrom) return;
-    if (LONE_LF.test(raw.slice(rawFrom, rawTo))) return;
+    if (!crlfOnly && LONE_LF.test(raw.slice(rawFrom, rawTo))) return;
     this.#mirrors.push({ rawFrom, rawTo, start: cleanStart, end: cleanEnd });
   }
 

@@ -4,7 +4,7 @@ import { toVerdict } from "../detect/verdict.js";
 import type { FrameCollector } from "../frame.js";
 import { BoundedQueue } from "../internal/bounded-queue.js";
 import { afterLastQuery, QueryAnswers, TERMINAL_QUERY } from "../pty/query-answers.js";
-import { crlfToLf } from "../terminal/crlf.js";
+import { crlfToLf, isCrlfOnly } from "../terminal/crlf.js";
 import { EchoFilter } from "../terminal/echo-filter.js";
 import { LineAssembler, type LineSink } from "../terminal/line-assembler.js";
 import { PromptEcho } from "../terminal/prompt-echo.js";
@@ -240,7 +240,7 @@ export class OutputPipeline {
     for (let line = 0; line < needed && split > from; line++) split = Math.max(from, text.lastIndexOf("\n", split - 2) + 1);
     if (split === from) return from;
     this.#lastPartial = "";
-    frame.addMirrored(crlfToLf(text, from, split), text, from, split);
+    frame.addMirrored(crlfToLf(text, from, split), text, from, split, isCrlfOnly(text));
     return split;
   }
 

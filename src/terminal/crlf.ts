@@ -5,15 +5,110 @@ const MAX_SCRATCH_CHARS = 1 << 20;
 let scratch: Buffer | undefined;
 
 /**
+ * The last chunk {@link scanPlainChunk} found plain, with its CRs before LFs already dropped: its
+ * LF-only bytes stay in their own buffer until the next scan, for {@link crlfToLf} to read.
+ */
+interface Scanned {
+  raw: string | undefined;
+  /** The chunk's bytes with every CR before an LF dropped (a CR at its very end kept). */
+  readonly bytes: Buffer;
+  /** How many of `bytes` hold that. */
+  length: number;
+  /** Whether every LF in the chunk comes right after a CR. */
+  crlfOnly: boolean;
+}
+
+let scanned: Scanned | undefined;
+
+/**
+ * Whether `text` is plain: no control character but TAB, LF and CR, and
+ * CR only before LF or at its very end (what `LineAssembler` takes on its
+ * fast path). `afterCr` says a CR came just before `text` (held back from the
+ * chunk before).
+ *
+ * An ASCII chunk is looked at once, byte by byte: the same pass drops its
+ * CRs before LFs and notes whether any LF had no CR, so that
+ * {@link crlfToLf} on parts of it reads the result instead of converting
+ * them again, and {@link isCrlfOnly} answers without a search. Anything
+ * else is tested with a regular expression.
+ */
+export function scanPlainChunk(text: string, afterCr = false): boolean {
+  const length = text.length;
+  if (scanned !== undefined) scanned.raw = undefined;
+  if (length > MAX_SCRATCH_CHARS || Buffer.byteLength(text) !== length) return !NEEDS_SLOW_PATH.test(text);
+  if (scanned === undefined || scanned.bytes.length < length) {
+    scanned = { raw: undefined, bytes: Buffer.allocUnsafeSlow(Math.max(length, 1 << 16)), length: 0, crlfOnly: true };
+  }
+  const bytes = scanned.bytes;
+  bytes.write(text, 0, length, "latin1");
+  let out = 0;
+  let crlfOnly = true;
+  let previous = afterCr ? 13 : 0;
+  for (let at = 0; at < length; at++) {
+    const byte = bytes[at] as number;
+    if (byte >= 0x20) {
+      if (byte === 0x7f) return false;
+      bytes[out++] = byte;
+    } else if (byte === 10) {
+      if (previous !== 13) crlfOnly = false;
+      bytes[out++] = byte;
+    } else if (byte === 13) {
+      if (at + 1 < length) {
+        if (bytes[at + 1] !== 10) return false;
+      } else bytes[out++] = byte; // held by the caller: kept, so that what comes before it maps as it is
+    } else if (byte === 9) bytes[out++] = byte;
+    else return false;
+    previous = byte;
+  }
+  scanned.raw = text;
+  scanned.length = out;
+  scanned.crlfOnly = crlfOnly;
+  return true;
+}
+
+/**
+ * Whether `text`, the chunk {@link scanPlainChunk} last found plain, has
+ * CR LF line ends only (no LF without a CR before it). `false` when it does
+ * not know.
+ */
+export function isCrlfOnly(text: string): boolean {
+  return scanned !== undefined && scanned.raw === text && scanned.crlfOnly;
+}
+
+// Anything but plain text, tab and "\r\n" (C1 controls too); a CR at the very end is not matched.
+// (`\r[^\n]` costs half what `\r(?!\n)` does.)
+const NEEDS_SLOW_PATH = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r[^\n]/;
+
+/** CRs in `text` from `from` to `to` that {@link scanPlainChunk} dropped (all but one at the very end). */
+function droppedCrs(text: string, from: number, to: number): number {
+  const end = Math.min(to, text.length - 1);
+  let count = 0;
+  for (let at = from; at < end; at++) if (text.charCodeAt(at) === 13) count++;
+  return count;
+}
+
+/**
  * `text.slice(from, to)` with CR LF as LF, where every CR in that part is
  * followed by an LF (plain output: see `LineSink.block`).
  *
- * Copies the part into a reused buffer, drops its CRs in one pass and reads
- * the rest back: a third of what `replaceAll("\r\n", "\n")` costs on output
- * of short lines (one replacement per line), which a 15 MB output of numbers
- * pays two million times.
+ * For the chunk {@link scanPlainChunk} last found plain, the part is read
+ * from what the scan left (a part starting and ending near the chunk's
+ * ends: only the CRs outside it are counted). Otherwise it is copied into a
+ * reused buffer, its CRs dropped in one pass and the rest read back: a third
+ * of what `replaceAll("\r\n", "\n")` costs on output of short lines (one
+ * replacement per line), which a 15 MB output of numbers pays two million
+ * times.
  */
 export function crlfToLf(text: string, from: number, to: number): string {
+  const seen = scanned;
+  if (seen !== undefined && seen.raw === text && to > from && text.charCodeAt(to - 1) !== 13) {
+    const length = text.length;
+    if (from + (length - to) <= 1024) {
+      const start = from - droppedCrs(text, 0, from);
+      const end = seen.length - (length - to - droppedCrs(text, to, length));
+      return seen.bytes.toString("latin1", start, end);
+    }
+  }
   const part = text.slice(from, to);
   const length = part.length;
   if (length > MAX_SCRATCH_CHARS) return part.replaceAll("\r\n", "\n");

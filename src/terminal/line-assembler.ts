@@ -1,3 +1,5 @@
+import { scanPlainChunk } from "./crlf.js";
+
 /** Receives what {@link LineAssembler} makes of the terminal's text. */
 export interface LineSink {
   /** A complete clean line (without its newline). */
@@ -20,10 +22,6 @@ const MAX_LINE_CHARS = 64 * 1024;
 /** An escape string (OSC, DCS…) longer than this is taken as garbage, not swallowed output. */
 const MAX_ESCAPE_CHARS = 8 * 1024;
 
-// Anything but plain text, tab and "\r\n" sends a chunk down the slow path (C1 controls too, though
-// they show nothing here: a screen must look at them, see `lastPushPlain`). A CR at the very end is
-// not matched: `push` holds it for the next chunk. (`\r[^\n]` costs half what `\r(?!\n)` does.)
-const NEEDS_SLOW_PATH = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r[^\n]/;
 /**
  * Private mode sets and resets (`ESC [ ? … h` / `l`): they change nothing on a line, and bash wraps
  * every prompt in two of them (bracketed paste, `\x1b[?2004h` … `\x1b[?2004l\r`).
@@ -71,10 +69,12 @@ export class LineAssembler {
   /** Feeds decoded terminal text. */
   push(chunk: string, sink: LineSink): void {
     let text = chunk;
+    let afterCr = false;
     if (this.#heldCr) {
       this.#heldCr = false;
+      afterCr = chunk.startsWith("\n");
       // The CR before an LF changes nothing, nor at the start of a line; before anything else it goes back in front.
-      if (this.#text !== "" && !chunk.startsWith("\n")) text = `\r${chunk}`;
+      if (this.#text !== "" && !afterCr) text = `\r${chunk}`;
     }
     if (this.#pending !== "") {
       text = this.#pending + text;
@@ -82,9 +82,11 @@ export class LineAssembler {
     }
     // A CR LF cut between chunks (one chunk in twenty of a big output): the CR waits for the next
     // chunk, so this one stays on the fast path. Alone, it would only move the cursor to column 0,
-    // which the next chunk's text shows as before.
+    // which the next chunk's text shows as before. Anything but plain text, tab and "\r\n" sends a
+    // chunk down the slow path (C1 controls too, though they show nothing here: a screen must look at
+    // them, see `lastPushPlain`); a CR at the very end does not: `push` holds it for the next chunk.
     const aligned = this.#col === this.#text.length;
-    this.#lastPlain = aligned && !NEEDS_SLOW_PATH.test(text);
+    this.#lastPlain = aligned && scanPlainChunk(text, afterCr);
     if (!this.#lastPlain && aligned) {
       // Not plain for a screen, but maybe for lines: a shell's prompt and the echo of a command.
       const lineText = lineOnly(text, this.#text === "");
@@ -298,7 +300,7 @@ export class LineAssembler {
 }
 
 /**
- * What `text` holds for lines, as plain text (see `NEEDS_SLOW_PATH`), when all that keeps it off the
+ * What `text` holds for lines, as plain text (see `scanPlainChunk`), when all that keeps it off the
  * plain path are private mode sets/resets and carriage returns at the start of a line (bash's prompt
  * and its command's echo: `\x1b[?2004l\r`); `undefined` otherwise. `atLineStart`: the unfinished
  * line is empty, so a CR the text starts with moves nothing.
@@ -309,5 +311,5 @@ function lineOnly(text: string, atLineStart: boolean): string | undefined {
   // After a newline (or on an empty line) a CR moves nothing; before a newline it is a line end.
   if (plain.includes("\n\r")) plain = plain.replaceAll("\n\r", "\n");
   if (atLineStart) while (plain.startsWith("\r") && !plain.startsWith("\r\n")) plain = plain.slice(1);
-  return NEEDS_SLOW_PATH.test(plain) ? undefined : plain;
+  return scanPlainChunk(plain) ? plain : undefined;
 }

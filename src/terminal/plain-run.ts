@@ -46,9 +46,15 @@ export function isPlainText(text: string): boolean {
  */
 export class PlainRun {
   readonly #keepLineFeeds: number;
-  /** Text since the run started or since the last cut point, each ending in CR LF; kept from index `#first` on. */
+  /**
+   * Text since the run started, kept from index `#first` on: the text up to each cut point (right
+   * after a CR LF), and before it, as pieces of their own (not copied into one), what came after
+   * the cut point before it in earlier appends.
+   */
   #pieces: string[] = [];
   #pieceLineFeeds: number[] = [];
+  /** Whether each piece ends at a cut point (the kept text may start after it). */
+  #cutAfter: boolean[] = [];
   /**
    * The first piece kept: dropping moves it on (the arrays are shortened once most of them is
    * dropped), instead of copying both arrays for each piece appended.
@@ -96,14 +102,10 @@ export class PlainRun {
       this.#openLength += text.length;
       return this.#openLength <= OPEN_LIMIT;
     }
-    this.#open.push(text.slice(0, cut));
-    const piece = this.#open.join("");
-    // Counted up to what is kept at most: the sums are then lower bounds, and a drop stays safe.
-    const lineFeeds = countLineFeeds(piece, this.#keepLineFeeds);
-    this.#pieces.push(piece);
-    this.#pieceLineFeeds.push(lineFeeds);
-    this.#lineFeeds += lineFeeds;
-    const rest = text.slice(cut);
+    // What came after the last cut point goes in as it is, not copied into one piece with this text.
+    for (const part of this.#open) this.#addPiece(part, false);
+    this.#addPiece(cut === text.length ? text : text.slice(0, cut), true);
+    const rest = cut === text.length ? "" : text.slice(cut);
     this.#open = rest === "" ? [] : [rest];
     this.#openLength = rest.length;
     return this.#trim();
@@ -116,6 +118,7 @@ export class PlainRun {
     const text = prefix + kept.join("") + this.#open.join("");
     this.#pieces = [];
     this.#pieceLineFeeds = [];
+    this.#cutAfter = [];
     this.#first = 0;
     this.#lineFeeds = 0;
     this.#open = [];
@@ -125,6 +128,15 @@ export class PlainRun {
     this.#droppedSgr = [];
     this.#droppedPasteMode = "";
     return text;
+  }
+
+  #addPiece(piece: string, cutAfter: boolean): void {
+    // Counted up to what is kept at most: the sums are then lower bounds, and a drop stays safe.
+    const lineFeeds = countLineFeeds(piece, this.#keepLineFeeds);
+    this.#pieces.push(piece);
+    this.#pieceLineFeeds.push(lineFeeds);
+    this.#cutAfter.push(cutAfter);
+    this.#lineFeeds += lineFeeds;
   }
 
   #trim(): boolean {
@@ -138,6 +150,11 @@ export class PlainRun {
       lineFeeds = next;
       drop++;
     }
+    // The kept text starts at a cut point.
+    while (drop > first && this.#cutAfter[drop - 1] !== true) {
+      drop--;
+      lineFeeds += this.#pieceLineFeeds[drop] ?? 0;
+    }
     if (drop === first) return true;
     for (let index = first; index < drop; index++) {
       this.#noteSgr(pieces[index] as string);
@@ -147,6 +164,7 @@ export class PlainRun {
     if (drop >= 64 && drop * 2 >= pieces.length) {
       pieces.splice(0, drop);
       this.#pieceLineFeeds.splice(0, drop);
+      this.#cutAfter.splice(0, drop);
       this.#first = 0;
     }
     this.#lineFeeds = lineFeeds;
@@ -171,8 +189,8 @@ export class PlainRun {
 
 /** Line feeds in `text`, counted from its end, up to `max`. */
 function countLineFeeds(text: string, max: number): number {
+  // One character at a time: a search per line costs more on short lines.
   let count = 0;
-  for (let index = text.lastIndexOf("\n"); index !== -1 && count < max; index = index === 0 ? -1 : text.lastIndexOf("\n", index - 1))
-    count++;
+  for (let index = text.length - 1; index >= 0 && count < max; index--) if (text.charCodeAt(index) === 10) count++;
   return count;
 }

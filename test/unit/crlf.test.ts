@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { crlfToLf } from "../../src/terminal/crlf.js";
+import { crlfToLf, isCrlfOnly, scanPlainChunk } from "../../src/terminal/crlf.js";
 
 describe("crlfToLf", () => {
   it("gives what replaceAll gives, for ASCII, multi-byte and astral text, at any offsets", () => {
@@ -24,5 +24,46 @@ describe("crlfToLf", () => {
   it("a part longer than its scratch buffer is converted too", () => {
     const text = "x\r\n".repeat(700_000);
     expect(crlfToLf(text, 0, text.length)).toBe("x\n".repeat(700_000));
+  });
+
+  it("parts of a chunk found plain come from the scan, and give what replaceAll gives", () => {
+    const chunk = Array.from({ length: 500 }, (_, index) => `${index}\r\n`).join("") + "tail";
+    expect(scanPlainChunk(chunk)).toBe(true);
+    expect(isCrlfOnly(chunk)).toBe(true);
+    for (const [from, to] of [
+      [0, chunk.length],
+      [chunk.indexOf("\n") + 1, chunk.lastIndexOf("\n") + 1],
+      [3, chunk.lastIndexOf("\n", chunk.length - 10) + 1],
+      [0, 3],
+    ] as const) {
+      expect(crlfToLf(chunk, from, to)).toBe(chunk.slice(from, to).replaceAll("\r\n", "\n"));
+    }
+    // A CR held at the very end, a chunk starting with the LF of a CR held before it.
+    const held = "1\r\n2\r\n3\r";
+    expect(scanPlainChunk(held)).toBe(true);
+    expect(crlfToLf(held, 0, 6)).toBe("1\n2\n");
+    expect(scanPlainChunk("\n4\r\n5\r\n", true)).toBe(true);
+    expect(isCrlfOnly("\n4\r\n5\r\n")).toBe(true);
+  });
+});
+
+describe("scanPlainChunk", () => {
+  it("says what the line assembler's plain path takes, ASCII or not", () => {
+    const plain = ["a\r\nb\r\n", "tab\there\r\n", "bare\nLF\n", "CR at the end\r", "é€ wide\r\n", ""];
+    const notPlain = ["a\rb\r\n", "\x1b[31mred", "bell\x07", "del\x7f", "c1 \x85", "cr\r\r\n", "é\rx", "nul\x00"];
+    for (const text of plain) expect(scanPlainChunk(text), JSON.stringify(text)).toBe(true);
+    for (const text of notPlain) expect(scanPlainChunk(text), JSON.stringify(text)).toBe(false);
+  });
+
+  it("knows when an LF has no CR before it, and forgets a chunk once another is scanned", () => {
+    expect(scanPlainChunk("a\r\nb\nc\r\n")).toBe(true);
+    expect(isCrlfOnly("a\r\nb\nc\r\n")).toBe(false);
+    expect(scanPlainChunk("\nd\r\n")).toBe(true);
+    expect(isCrlfOnly("\nd\r\n")).toBe(false);
+    const first = "x\r\n".repeat(100);
+    expect(scanPlainChunk(first)).toBe(true);
+    expect(scanPlainChunk("\x1b[0m")).toBe(false);
+    expect(isCrlfOnly(first)).toBe(false);
+    expect(crlfToLf(first, 3, 300)).toBe(first.slice(3, 300).replaceAll("\r\n", "\n"));
   });
 });

@@ -202,6 +202,25 @@ describe("PlainRun", () => {
     expect(run.take()).toBe("\r9\r\n");
   });
 
+  it("lines cut between appends: the tail still starts right after a CR LF and holds the lines it must", () => {
+    const next = random(11);
+    for (let round = 0; round < 50; round++) {
+      const whole = Array.from({ length: 300 }, (_, index) => `${index}${"x".repeat(Math.floor(next() * 12))}\r\n`).join("");
+      const run = new PlainRun(5);
+      for (let at = 0; at < whole.length;) {
+        const size = 1 + Math.floor(next() * 40);
+        expect(run.append(whole.slice(at, at + size))).toBe(true);
+        at += size;
+      }
+      const tail = run.take();
+      expect(tail.startsWith("\r")).toBe(true);
+      const kept = tail.slice(1);
+      expect(whole.endsWith(kept)).toBe(true);
+      expect(whole.slice(0, whole.length - kept.length).endsWith("\r\n")).toBe(true);
+      expect(kept.split("\n").length - 1).toBeGreaterThanOrEqual(5);
+    }
+  });
+
   it("a dropped bracketed paste switch is replayed: the tail leaves the mode as the whole burst does", () => {
     const run = new PlainRun(4);
     for (let index = 0; index < 100; index++) run.append(`\x1b[?2004l\rout ${index}\r\n\x1b[?2004h$ cmd ${index}\r\n`);
