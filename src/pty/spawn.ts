@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, readSync } from "node:fs";
+import { closeSync, constants, openSync, readvSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import * as nodePty from "node-pty";
 import type { SpawnPlan } from "./spawn-plan.js";
@@ -114,7 +114,7 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
       Error.stackTraceLimit = 0;
       let read = 0;
       try {
-        read = readSync(fd, unreadScratch, 0, unreadScratch.length, null);
+        read = readvSync(fd, unreadScratchList);
       } catch {
         return false;
       } finally {
@@ -148,6 +148,8 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
 
 /** Where {@link PtyProcess.hasUnreadOutput} reads (copied out when it got something). */
 const unreadScratch = Buffer.allocUnsafe(64 * 1024);
+/** `unreadScratch` as `readvSync` takes it (fewer argument checks than `readSync`). */
+const unreadScratchList = [unreadScratch];
 
 function openSlave(pty: nodePty.IPty): number | undefined {
   const path = (pty as nodePty.IPty & { ptsName?: string }).ptsName;

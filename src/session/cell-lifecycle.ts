@@ -334,9 +334,10 @@ export class CellLifecycle {
       this.#release(run);
       return;
     }
+    // Written first: the program starts on it while the frame is made (its output is read later, in its own turn).
+    this.#host.write(bytes);
     run.frame = new FrameCollector(this.#options.maxOutputBytes);
     this.#output.startCell(run.code);
-    this.#host.write(bytes);
     this.#inputs.start({
       running: () => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined,
       awaitingInput: () => this.#settle(run, "awaiting_input", run.frame, { exitCode: null, decidedBy: "input" }),

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   type ForegroundInfo,
   isForegroundReading,
@@ -186,6 +188,21 @@ describe.runIf(isLinuxProcAvailable())("readForeground", () => {
       }
     } finally {
       clearInterval(checks);
+    }
+  });
+
+  it("a program whose command name holds spaces and parentheses is read whole: its name, group and state", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-tty-comm-"));
+    try {
+      const copy = join(dir, "b) (a sh");
+      copyFileSync("/bin/bash", copy);
+      chmodSync(copy, 0o755);
+      const shell = startPty(copy, ["--norc", "--noprofile"], { env: { PS1: PROMPT } });
+      await waitFor(() => shell.output().includes(PROMPT), { message: "the copy's prompt" });
+      const info = await waitFor(blockedIn(shell, /^b\) \(a sh$/));
+      expect(info).toMatchObject({ pgid: shell.pid, pids: [shell.pid], state: "S" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
