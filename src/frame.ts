@@ -75,6 +75,7 @@ export class FrameCollector implements SealListener {
     if (!this.collecting) return;
     this.#pieces.push(text);
     this.#piecesChars += text.length;
+    this.#raw.cleanAdded(text);
   }
 
   /**
@@ -86,7 +87,8 @@ export class FrameCollector implements SealListener {
   addMirrored(text: string, raw: string, rawFrom: number, rawTo: number, crlfOnly = false): void {
     if (!this.collecting) return;
     const start = this.#cleanChars + this.#piecesChars;
-    this.add(text);
+    this.#pieces.push(text);
+    this.#piecesChars += text.length;
     this.#raw.mirror(raw, rawFrom, rawTo, start, start + text.length, crlfOnly);
   }
 

@@ -3,13 +3,16 @@ import { CappedText } from "./capped-text.js";
 /** Raw text that is clean text with CR LF line ends: kept as where that clean text sits in the clean output. */
 interface CleanRange {
   readonly start: number;
-  readonly end: number;
+  /** Grows when the next part of the clean output is mirrored too, and the raw text between is that of the clean text between. */
+  end: number;
 }
 
 /** A part of the chunk being taken in that is a range of the clean output. */
 interface Mirror extends CleanRange {
   readonly rawFrom: number;
   readonly rawTo: number;
+  /** The clean text added between the part mirrored before and this one; undefined when not known. */
+  readonly gap: string | undefined;
 }
 
 /** The raw text of a range: its clean text with CR LF line ends. */
@@ -20,6 +23,8 @@ const LONE_LF = /(?:^|[^\r])\n/;
 
 /** Below this many characters, a part of a chunk is not worth a range. */
 const MIN_RANGE_CHARS = 256;
+/** Longest clean text between two mirrored parts that is kept to join them into one range. */
+const MAX_GAP_CHARS = 4096;
 
 /**
  * The raw text of one frame, capped like {@link CappedText}, without holding
@@ -45,6 +50,13 @@ export class RawStore {
   /** The chunk being taken in, and the parts of it that are ranges. */
   #open: string | undefined;
   #mirrors: Mirror[] = [];
+  /**
+   * The raw text after the last segment, not in `#segments` yet: it may be what lies between that
+   * segment, a range, and the next mirrored part, which then join into one range (see `#close`).
+   */
+  #pendingRaw = "";
+  /** The clean text added since the last mirrored part ({@link RawStore.cleanAdded}); undefined once too long. */
+  #gap: string | undefined = "";
 
   /**
    * @param clean - The clean output the ranges point into: since the start
@@ -73,6 +85,16 @@ export class RawStore {
   }
 
   /**
+   * Says that the owner added `text` to the clean output, not as a mirrored
+   * part: between two mirrored parts, it lets their ranges join into one
+   * when the raw text between them is this text with CR LF line ends.
+   */
+  cleanAdded(text: string): void {
+    if (this.#gap === undefined) return;
+    this.#gap = this.#gap.length + text.length > MAX_GAP_CHARS ? undefined : this.#gap + text;
+  }
+
+  /**
    * Says that `raw.slice(rawFrom, rawTo)`, a part of the chunk being taken
    * in, became the clean output's characters `cleanStart` to `cleanEnd`,
    * unchanged but for CR LF as LF. Ignored when `raw` is not that chunk, or
@@ -80,11 +102,15 @@ export class RawStore {
    * before it: not looked for when `crlfOnly` says the caller knows there is none).
    */
   mirror(raw: string, rawFrom: number, rawTo: number, cleanStart: number, cleanEnd: number, crlfOnly = false): void {
+    const gap = this.#gap;
+    // What is not mirrored is clean text not known here: no range joins across it.
+    this.#gap = undefined;
     if (raw !== this.#open || !this.#rangesAllowed || rawTo - rawFrom < MIN_RANGE_CHARS) return;
     const last = this.#mirrors[this.#mirrors.length - 1];
     if (last !== undefined && last.rawTo > rawFrom) return;
     if (!crlfOnly && LONE_LF.test(raw.slice(rawFrom, rawTo))) return;
-    this.#mirrors.push({ rawFrom, rawTo, start: cleanStart, end: cleanEnd });
+    this.#mirrors.push({ rawFrom, rawTo, start: cleanStart, end: cleanEnd, gap });
+    this.#gap = "";
   }
 
   /**
@@ -94,7 +120,9 @@ export class RawStore {
    */
   materialize(rangesFromNowOn: boolean): void {
     this.#mirrors = [];
+    this.#gap = "";
     this.#rangesAllowed &&= rangesFromNowOn;
+    this.#flushPending();
     if (!this.#hasRanges || this.#segments === undefined) return;
     const clean = this.#clean();
     this.#segments = this.#segments.map((segment) =>
@@ -119,6 +147,7 @@ export class RawStore {
       const capped = this.#capped.finish(marker);
       return { text: capped.text, omittedBytes: capped.omittedBytes };
     }
+    this.#flushPending();
     const segments = this.#segments as Array<string | CleanRange>;
     if (!this.#hasRanges) {
       const text = segments.length === 1 ? (segments[0] as string) : segments.join("");
@@ -145,18 +174,48 @@ export class RawStore {
     if (segments === undefined) return;
     if (this.#mirrors.length === 0 || !this.#rangesAllowed) {
       this.#mirrors = [];
+      if (
+        this.#rangesAllowed &&
+        typeof segments[segments.length - 1] === "object" &&
+        this.#pendingRaw.length + text.length <= MAX_GAP_CHARS
+      ) {
+        // A short chunk after a range: it may lie between that range and the next mirrored part.
+        this.#pendingRaw += text;
+        return;
+      }
+      this.#flushPending();
       segments.push(text);
       return;
     }
     let at = 0;
     for (const mirror of this.#mirrors) {
-      if (mirror.rawFrom > at) segments.push(detach(text.slice(at, mirror.rawFrom)));
-      segments.push({ start: mirror.start, end: mirror.end });
+      const between = this.#pendingRaw + text.slice(at, mirror.rawFrom);
+      this.#pendingRaw = "";
+      const last = segments[segments.length - 1];
+      if (
+        typeof last === "object" &&
+        mirror.gap !== undefined &&
+        last.end + mirror.gap.length === mirror.start &&
+        toRaw(mirror.gap) === between
+      ) {
+        // The raw text since the last range is that of the clean text since: one range for both.
+        last.end = mirror.end;
+      } else {
+        if (between !== "") segments.push(detach(between));
+        segments.push({ start: mirror.start, end: mirror.end });
+      }
       at = mirror.rawTo;
     }
-    if (at < text.length) segments.push(detach(text.slice(at)));
+    this.#pendingRaw = text.slice(at);
     this.#mirrors = [];
     this.#hasRanges = true;
+  }
+
+  /** The raw text held back for a range to join goes in as text. */
+  #flushPending(): void {
+    if (this.#pendingRaw === "") return;
+    this.#segments?.push(detach(this.#pendingRaw));
+    this.#pendingRaw = "";
   }
 
   /** Over the cap: everything so far as text, in order, into a {@link CappedText} (the same one appending all of it would give). */

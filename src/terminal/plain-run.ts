@@ -102,13 +102,30 @@ export class PlainRun {
       this.#openLength += text.length;
       return this.#openLength <= OPEN_LIMIT;
     }
-    // What came after the last cut point goes in as it is, not copied into one piece with this text.
-    for (const part of this.#open) this.#addPiece(part, false);
-    this.#addPiece(cut === text.length ? text : text.slice(0, cut), true);
+    const piece = cut === text.length ? text : text.slice(0, cut);
     const rest = cut === text.length ? "" : text.slice(cut);
+    // A text holding enough lines by itself (a long burst appended at once) is cut inside: all
+    // before its last lines falls out.
+    const start = tailStart(piece, this.#keepLineFeeds);
+    if (start > 0) {
+      for (let index = this.#first; index < this.#pieces.length; index++) this.#noteSgr(this.#pieces[index] as string);
+      for (const part of this.#open) this.#noteSgr(part);
+      this.#noteSgr(piece.slice(0, start));
+      this.#pieces = [];
+      this.#pieceLineFeeds = [];
+      this.#cutAfter = [];
+      this.#first = 0;
+      this.#lineFeeds = 0;
+      this.#dropped = true;
+      this.#addPiece(piece.slice(start), true);
+    } else {
+      // What came after the last cut point goes in as it is, not copied into one piece with this text.
+      for (const part of this.#open) this.#addPiece(part, false);
+      this.#addPiece(piece, true);
+    }
     this.#open = rest === "" ? [] : [rest];
     this.#openLength = rest.length;
-    return this.#trim();
+    return this.#trim() && this.#droppedSgr.length <= SGR_LIMIT;
   }
 
   /** Returns the text to feed in place of everything appended, and empties the run. */
@@ -185,6 +202,20 @@ export class PlainRun {
       this.#droppedSgr.push(match[0]);
     }
   }
+}
+
+/**
+ * Where the shortest tail of `text` (which ends with CR LF) that starts right after a CR LF and holds
+ * at least `lines` line feeds starts; -1 when there is none.
+ */
+function tailStart(text: string, lines: number): number {
+  let count = 0;
+  for (let index = text.length - 1; index > 0; index--) {
+    if (text.charCodeAt(index) !== 10) continue;
+    if (count >= lines && text.charCodeAt(index - 1) === 13) return index + 1;
+    count++;
+  }
+  return -1;
 }
 
 /** Line feeds in `text`, counted from its end, up to `max`. */

@@ -91,7 +91,14 @@ export class ScreenBacklog {
     };
     for (let index = 0; index < this.#entries.length; index++) {
       const known = this.#plain[index] === true;
-      const text = known || filter === undefined ? (this.#entries[index] as string) : filter(this.#entries[index] as string);
+      let text = known || filter === undefined ? (this.#entries[index] as string) : filter(this.#entries[index] as string);
+      if (known && this.#plain[index + 1] === true) {
+        // A burst of chunks known to be plain goes to the run at once.
+        let end = index + 1;
+        while (this.#plain[end] === true) end++;
+        text = this.#entries.slice(index, end).join("");
+        index = end - 1;
+      }
       // Plain text leaves the parser in its ground state and the scroll region as they were.
       if (tracker.inGround && (known || isPlainText(text))) {
         run ??= new PlainRun(2 * rows);

@@ -82,6 +82,43 @@ describe("RawStore: raw text not held twice", () => {
     expect(built(store.finish(undefined, marker).text)).toBe(`${chunk}next\r\n`);
   });
 
+  it("mirrored parts join into one range across the lines added between them, only when the raw text between is theirs", () => {
+    // As the output pipeline feeds it: each chunk's first line and last lines one by one, the lines
+    // between mirrored; a line is cut between chunks. In one chunk the line before the block is not
+    // the raw text with CR LF (colour removed), so no range may join across it.
+    const frame = new FrameCollector(64 << 20);
+    const chunks: string[] = [];
+    let line = 0;
+    let carried = "";
+    for (let index = 0; index < 40; index++) {
+      const coloured = index === 17;
+      const n = line;
+      const first = coloured ? `\x1b[1m${n}\x1b[0m\r\n` : `${n}\r\n`;
+      const body = numbered(n + 1, n + 100, "\r\n");
+      const last = `${n + 101}\r\n`;
+      const cut = `${n + 102}`;
+      line = n + 103;
+      const chunk = `${first}${body}${last}${cut.slice(0, 2)}`;
+      chunks.push(chunk);
+      frame.appendRaw(chunk);
+      frame.add(`${carried}${n}\n`);
+      frame.addMirrored(body.replaceAll("\r\n", "\n"), chunk, first.length, first.length + body.length, true);
+      frame.add(`${last.slice(0, -2)}\n`);
+      frame.flush();
+      // The next chunk starts with the rest of the cut line.
+      carried = cut.slice(0, 2);
+      const rest = `${cut.slice(2)}\r\n`;
+      chunks.push(rest);
+      frame.appendRaw(rest);
+      frame.add(`${carried}${cut.slice(2)}\n`);
+      carried = "";
+      frame.flush();
+    }
+    const result = frame.finish();
+    expect(result.output.split("\n")).toHaveLength(line);
+    expect(built(result.raw)).toBe(chunks.join(""));
+  });
+
   it("over its cap: head and tail like CappedText given the same chunks", () => {
     let clean = "";
     const store = new RawStore(20_000, () => clean);

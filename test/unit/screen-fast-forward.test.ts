@@ -202,6 +202,14 @@ describe("PlainRun", () => {
     expect(run.take()).toBe("\r9\r\n");
   });
 
+  it("a long burst appended at once keeps only its last lines, with the colours still live", () => {
+    const run = new PlainRun(3);
+    const lines = Array.from({ length: 1000 }, (_, index) => `${index === 500 ? "\x1b[0;32m" : ""}line ${index}\r\n`);
+    expect(run.append(`partial ${lines.slice(0, 10).join("")}`)).toBe(true);
+    expect(run.append(lines.slice(10).join("") + "open")).toBe(true);
+    expect(run.take()).toBe(`\r\x1b[0;32mline 997\r\nline 998\r\nline 999\r\nopen`);
+  });
+
   it("lines cut between appends: the tail still starts right after a CR LF and holds the lines it must", () => {
     const next = random(11);
     for (let round = 0; round < 50; round++) {
