@@ -292,8 +292,12 @@ export class Session {
   // ── Reading the terminal ────────────────────────────────────────────
 
   #onData(text: string): void {
-    this.#output.push(text);
-    this.#cells.resume();
+    try {
+      this.#output.push(text);
+      this.#cells.resume();
+    } finally {
+      this.#output.endChunk();
+    }
   }
 
   #detectorFailed(error: unknown): void {

@@ -2,13 +2,15 @@ import { MAX_TIMER_MS, type LongTimeout } from "./long-timeout.js";
 
 /**
  * A timeout armed again and again (a session's cell deadline: once per
- * cell) on one timer: arming it again with the same delay restarts the
- * pending timer (`refresh()`), and {@link ReusableTimeout.clear} leaves the
- * timer to lapse (it fires once, doing nothing) instead of cancelling it.
- * Node keeps a list of timers per duration and drops it (a priority-queue
- * update) when its last timer goes: a fresh timer armed and cancelled per
- * cell cost more than the rest of a small cell's bookkeeping. Delays past
- * Node's 2^31−1 ms limit are waited out in steps, as `setLongTimeout` does.
+ * cell) on one timer. Arming it again only moves its due time: a pending
+ * timer that fires no later than that is kept, and when it fires early it
+ * waits out the rest (one more timer per deadline actually reached, none per
+ * cell). {@link ReusableTimeout.clear} leaves the timer to lapse (it fires
+ * once, doing nothing) instead of cancelling it. Node keeps a list of timers
+ * per duration and drops it (a priority-queue update) when its last timer
+ * goes, and even `refresh()` re-inserts the timer: either, once per cell,
+ * cost more than the rest of a small cell's bookkeeping. Delays past Node's
+ * 2^31−1 ms limit are waited out in steps, as `setLongTimeout` does.
  *
  * One callback is pending at a time: arming replaces it.
  *
@@ -16,27 +18,33 @@ import { MAX_TIMER_MS, type LongTimeout } from "./long-timeout.js";
  */
 export class ReusableTimeout implements LongTimeout {
   #timer: NodeJS.Timeout | undefined;
-  /** The delay the pending timer was armed with. */
-  #stepMs = -1;
-  /** What is left to wait after the pending step (delays past Node's limit). */
+  /** When the pending timer fires (`performance.now()` time). */
+  #timerAt = 0;
+  /** When the callback is due, for the step under way (`performance.now()` time). */
+  #dueAt = 0;
+  /** What is left to wait after the step under way (delays past Node's limit). */
   #leftMs = 0;
   #callback: (() => void) | undefined;
+  readonly #onTimer = (): void => this.#fire();
 
   /** Whether a callback is pending. */
   get pending(): boolean {
     return this.#callback !== undefined;
   }
 
-  /** Calls `callback` once `ms` have passed, unless cleared or armed again first. */
-  arm(ms: number, callback: () => void): void {
+  /**
+   * Calls `callback` once `ms` have passed, unless cleared or armed again first.
+   *
+   * @param now - `performance.now()`, when the caller has it at hand.
+   */
+  arm(ms: number, callback: () => void, now = performance.now()): void {
     this.#callback = callback;
     const step = Math.min(ms, MAX_TIMER_MS);
     this.#leftMs = ms - step;
-    if (this.#timer !== undefined && this.#stepMs === step) {
-      this.#timer.refresh();
-      return;
-    }
-    this.#schedule(step);
+    this.#dueAt = now + step;
+    // The pending timer fires no later than this: it is kept, and waits out the rest when it fires.
+    if (this.#timer !== undefined && this.#timerAt <= this.#dueAt) return;
+    this.#schedule(step, now);
   }
 
   /** Nothing is called; the timer lapses unless armed again first. */
@@ -51,22 +59,30 @@ export class ReusableTimeout implements LongTimeout {
     this.#timer = undefined;
   }
 
-  #schedule(step: number): void {
+  #schedule(ms: number, now: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#stepMs = step;
-    this.#timer = setTimeout(() => this.#fire(), step);
+    this.#timerAt = now + ms;
+    this.#timer = setTimeout(this.#onTimer, ms);
   }
 
   #fire(): void {
     this.#timer = undefined;
-    const callback = this.#callback;
-    if (callback === undefined) return;
+    if (this.#callback === undefined) return;
+    const now = performance.now();
+    const rest = this.#dueAt - now;
+    if (rest > 0) {
+      // Armed again since this timer was set (or the timer came a little early): the rest of the wait.
+      this.#schedule(Math.max(1, Math.ceil(rest)), now);
+      return;
+    }
     if (this.#leftMs > 0) {
       const step = Math.min(this.#leftMs, MAX_TIMER_MS);
       this.#leftMs -= step;
-      this.#schedule(step);
+      this.#dueAt = now + step;
+      this.#schedule(step, now);
       return;
     }
+    const callback = this.#callback;
     this.#callback = undefined;
     callback();
   }

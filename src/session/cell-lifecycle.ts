@@ -5,10 +5,13 @@ import type { SessionEventFields } from "../events.js";
 import { FrameCollector } from "../frame.js";
 import { ReusableTimeout } from "../internal/reusable-timeout.js";
 import { normalizeCellOptions, normalizeCode, type CellOptions } from "../options.js";
-import { CellRun, cellResult, releasedResult, type SettleDetails } from "./cell-run.js";
+import { CellRun, cellResult, releasedResult, type RunChecks, type SettleDetails } from "./cell-run.js";
 import { InputChecks, type InputChecksHost } from "./input-checks.js";
 import { Interrupter, type InterruptHost } from "./interrupt.js";
 import type { OutputPipeline } from "./output-pipeline.js";
+
+/** How a cell settles when the program waits for input. */
+const AWAITING_INPUT: SettleDetails = Object.freeze({ exitCode: null, decidedBy: "input" });
 
 /** How many settled cells `poll(id)` remembers. */
 export const RETAINED_CELLS = 100;
@@ -101,6 +104,13 @@ export class CellLifecycle {
     const run = this.#deadlineRun;
     this.#deadlineRun = undefined;
     if (run !== undefined) this.#onTimeout(run);
+  };
+  /** What the input checks ask of the cell they look at (see {@link CellRun.running}). */
+  readonly #runChecks: RunChecks = {
+    running: (run) => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined,
+    awaitingInput: (run) => {
+      this.#settle(run, "awaiting_input", run.frame, AWAITING_INPUT);
+    },
   };
   readonly #afterInterruptSettled = (): void => {
     const held = this.#held;
@@ -310,7 +320,7 @@ export class CellLifecycle {
       run.startTime = performance.now();
     }
     run.setStatus("running");
-    this.#armTimeout(run, run.options.timeoutMs);
+    this.#armTimeout(run, run.options.timeoutMs, run.startTime);
     if (run.unlisten === undefined) this.#watchAbort(run);
     this.#host.emit({ type: "fired", cellId: run.id, status: "running" });
     if ((!this.#atPrompt && this.#detector.tracksPrompt === true) || this.#interrupts.settling) {
@@ -338,10 +348,8 @@ export class CellLifecycle {
     this.#host.write(bytes);
     run.frame = new FrameCollector(this.#options.maxOutputBytes);
     this.#output.startCell(run.code);
-    this.#inputs.start({
-      running: () => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined,
-      awaitingInput: () => this.#settle(run, "awaiting_input", run.frame, { exitCode: null, decidedBy: "input" }),
-    });
+    run.checks = this.#runChecks;
+    this.#inputs.start(run);
   }
 
   /** Writes a cell that waited for the prompt (or for an interrupt to settle), or settles it if it was stopped meanwhile. */
@@ -360,10 +368,10 @@ export class CellLifecycle {
   // ── Deadlines and abort signals ─────────────────────────────────────
 
   /** Arms the lock holder's deadline (only the lock holder has one: `run.timer` is the shared timer while armed). */
-  #armTimeout(run: CellRun, timeoutMs: number): void {
+  #armTimeout(run: CellRun, timeoutMs: number, now?: number): void {
     run.timer = this.#deadline;
     this.#deadlineRun = run;
-    this.#deadline.arm(timeoutMs, this.#onDeadline);
+    this.#deadline.arm(timeoutMs, this.#onDeadline, now);
   }
 
   #watchAbort(run: CellRun): void {

@@ -48,6 +48,8 @@ export class CellRun {
   readonly settleWaiters: Array<Deferred<CellResult>> = [];
   /** Stops watching the cell's abort signal. */
   unlisten: (() => void) | undefined;
+  /** What the input checks ask of the cell, once its code was written (see {@link CellRun.running}). */
+  checks: RunChecks | undefined;
 
   /** A new cell, `queued` behind the lock holder or `running`. */
   constructor(
@@ -67,6 +69,16 @@ export class CellRun {
       },
     );
     this.control = control;
+  }
+
+  /** Whether the cell still holds the lock and runs undisturbed (what the input checks look at; see `InputCheckedCell`). */
+  running(): boolean {
+    return this.checks?.running(this) === true;
+  }
+
+  /** The program waits for input: the cell settles `awaiting_input` (see `InputCheckedCell`). */
+  awaitingInput(): void {
+    this.checks?.awaitingInput(this);
   }
 
   /** Sets the cell's status and tells its handle. */
@@ -120,6 +132,12 @@ export class CellRun {
     if (result === undefined) return { cellId: this.id, status: this.status };
     return { cellId: this.id, status: this.status, output: result.output, exitCode: result.exitCode };
   }
+}
+
+/** How the input checks' questions about a cell are answered: one object per session, not per cell. */
+export interface RunChecks {
+  running(run: CellRun): boolean;
+  awaitingInput(run: CellRun): void;
 }
 
 /** How a cell ended, beyond its status: what its detector (or the lifecycle) said. */

@@ -38,6 +38,11 @@ export interface OutputPipelineHost {
   isRaw(): Promise<boolean>;
 }
 
+/** A detector that acts at the end of a chunk of output (the built-in shell integration's; not part of {@link FrameDetector}). */
+interface ChunkEnding {
+  endOfChunk(): void;
+}
+
 /** A watcher of clean lines: `line` is a complete line, or `undefined` with the new unfinished `partial` line. */
 export type LineWatcher = (line: string | undefined, partial: string) => void;
 
@@ -83,6 +88,8 @@ export class OutputPipeline {
   readonly #rawStreams = new Set<BoundedQueue<string>>();
   readonly #cleanStreams = new Set<BoundedQueue<string>>();
   readonly #lineWatchers = new Set<LineWatcher>();
+  /** The detector, when it wants to hear that a chunk was taken in whole (see {@link OutputPipeline.endChunk}). */
+  readonly #chunkEnding: ChunkEnding | undefined;
 
   /**
    * @param detector - fed every chunk, line and mark; its `markPrefix`, `removesEcho` and `linesNeeded` shape the pipeline.
@@ -94,6 +101,8 @@ export class OutputPipeline {
     this.#size = { ...size };
     this.#assembler = new LineAssembler(detector.markPrefix);
     this.#genericEcho = detector.removesEcho !== true;
+    const ending = detector as FrameDetector & Partial<ChunkEnding>;
+    this.#chunkEnding = typeof ending.endOfChunk === "function" ? (ending as ChunkEnding) : undefined;
     if (detector.markPrefix !== undefined) {
       this.#markStart = `\x1b]${detector.markPrefix}`;
       this.#marks = new RegExp(`\x1b\\]${escapeRegExp(detector.markPrefix)}[^\x07\x1b]*(?:\x07|\x1b\\\\)`, "g");
@@ -141,6 +150,14 @@ export class OutputPipeline {
       if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(undefined, partial);
       this.#handle(this.#feed({ line: partial, partial: true }));
     }
+  }
+
+  /**
+   * The chunk last pushed is taken in (and the session did what follows it): a detector that waits
+   * for the end of the chunk holding a mark (shell integration: bash's prompt) acts now.
+   */
+  endChunk(): void {
+    this.#chunkEnding?.endOfChunk();
   }
 
   // ── The screen ─────────────────────────────────────────────────────

@@ -198,6 +198,8 @@ class ShellIntegrationDetector implements FrameDetector {
   // Made once, not per cell: the prompt's ready step, and taking it at the end of the chunk.
   readonly #onReadyStep = (): Verdict | undefined => this.#onReady();
   readonly #takeReadyStepLater = (): void => this.#takeReadyStep();
+  /** The session calls {@link endOfChunk} after every chunk (it did once): no microtask is needed to wait for the chunk's end. */
+  #toldChunkEnds = false;
   #disposed = false;
 
   constructor(inBand: boolean, followNested: boolean) {
@@ -447,7 +449,20 @@ class ShellIntegrationDetector implements FrameDetector {
   #readyAfterChunk(ready: () => Verdict | undefined): void {
     if (this.#readyStep !== undefined) return;
     this.#readyStep = ready;
-    void Promise.resolve().then(this.#takeReadyStepLater);
+    // The session says when a chunk ends (see `endOfChunk`); until it did once, a microtask stands for it.
+    if (!this.#toldChunkEnds) void Promise.resolve().then(this.#takeReadyStepLater);
+  }
+
+  /**
+   * The chunk of output fed last is taken in whole (its lines, marks and unfinished line): a prompt
+   * drawn in it is ready now. Called by the session's output pipeline after each chunk; a detector
+   * wrapped in one that does not pass this on takes the step in a microtask instead.
+   *
+   * @internal
+   */
+  endOfChunk(): void {
+    this.#toldChunkEnds = true;
+    if (this.#readyStep !== undefined) this.#takeReadyStep();
   }
 
   /** Takes the ready step now: at the end of the chunk, or before a later mark of the same chunk (as a ready mark would have come first). */
