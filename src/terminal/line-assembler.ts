@@ -307,6 +307,8 @@ export class LineAssembler {
  */
 function lineOnly(text: string, atLineStart: boolean): string | undefined {
   if (!text.includes("\x1b[?") && !text.includes("\n\r") && !(atLineStart && text.startsWith("\r"))) return undefined;
+  // An OSC string (a shell integration mark, a title) is never plain: no need to look further.
+  if (text.includes("\x1b]")) return undefined;
   let plain = text.replace(PRIVATE_MODES, "");
   // After a newline (or on an empty line) a CR moves nothing; before a newline it is a line end.
   if (plain.includes("\n\r")) plain = plain.replaceAll("\n\r", "\n");
