@@ -51,12 +51,11 @@ const floorHooks = {
     // The ready mark is an internal of shell-integration.ts: skip, not fail, when it moves.
     if (typeof d.markPrefix !== "string") throw new Error("SKIP: shellIntegration() has no markPrefix any more");
     const plan = await d.setup({ command: "bash", args: ["--norc", "--noprofile"], cwd: home, env: benchEnv(home) });
-    // bash's prompt opens with the detector's status mark (its only prompt mark): the floor's own
-    // mark goes at the prompt's end, where the floor loop waits for it, once the init file has run
-    // (under --norc the init file comes from PROMPT_COMMAND).
-    const loader = plan.env.PROMPT_COMMAND;
-    if (typeof loader !== "string") throw new Error("SKIP: shellIntegration() no longer loads bash's init file from PROMPT_COMMAND");
-    plan.env = { ...plan.env, PROMPT_COMMAND: `${loader}; PS1="$PS1"'\\[\\e]777;floor;$?\\a\\]'` };
+    // bash's prompt opens with the detector's status mark (its only prompt mark) and keeps the PS1 it
+    // is started with (the floor's, which ends with the floor's mark, where the floor loop waits for
+    // it). Under --norc the init file comes from PROMPT_COMMAND.
+    if (typeof plan.env.PROMPT_COMMAND !== "string")
+      throw new Error("SKIP: shellIntegration() no longer loads bash's init file from PROMPT_COMMAND");
     const sh = await FloorShell.spawn({ home, plan });
     const encode = (code) => d.encode?.(code) ?? `${code}\r`;
     return {

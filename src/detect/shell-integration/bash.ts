@@ -27,10 +27,9 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
   const keys = files.write("inputrc", CLEAR_KEY_BINDINGS);
   const script = [
     "# agent-tty shell integration: loads the user's rc file, then adds invisible frame marks.",
-    userRc === undefined
-      ? // --norc: bash's own prompt, and nothing left of the PROMPT_COMMAND that loaded this file.
-        "PS1='\\s-\\v\\$ '; unset -f command_not_found_handle 2>/dev/null; unset PROMPT_COMMAND"
-      : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
+    // --norc: nothing left of the PROMPT_COMMAND that loaded this file (no system rc file was read, so
+    // the prompt is bash's own, or the one its environment gave, as with a plain `bash --norc`).
+    userRc === undefined ? "unset PROMPT_COMMAND" : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
     ...bashMarks(markPrefix, keys),
     "",
   ].join("\n");
@@ -45,6 +44,14 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
 // bootstrap with "; " into the one line it types. `prefix` is the OSC number, the secret and the level.
 
 /**
+ * The text bash parses and runs before every prompt (a `PROMPT_COMMAND` element): bash parses it
+ * afresh each time, some 300 instructions a character, so its names are short. `__atk` holds the
+ * one key `.$PS1$PS2$PS0$PWD` last checked (a hash lookup costs a quarter of matching the marks
+ * as patterns); when the prompts or the directory changed, `__atr` rechecks them.
+ */
+const LOOKUP = "[[ ${__atk[.$PS1$PS2$PS0$PWD]-} ]]||__atr";
+
+/**
  * bash: the prompt opens with the status mark, which is also its ready mark (readline draws the
  * whole prompt in one write, once it has the terminal); the working directory comes in a mark of
  * its own when it changed since the last prompt; PS0 prints the start mark, PS2 the continuation
@@ -54,14 +61,14 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
 export function bashMarks(prefix: string, keys?: string): string[] {
   const marked = (kind: string) => shellQuote(`${prefix}${kind}`);
   // The prompt opens with the status mark (expanded once per prompt; a redraw repeats it
-  // unchanged): nothing for PROMPT_COMMAND to print, and no second mark, since readline scans its
-  // prompt once per byte from the start in a UTF-8 locale (a prompt costs it the square of its bytes,
-  // some 1,500 instructions a byte here): the working directory is not in it.
-  const statusMark = `\\[\\e]${prefix}D;\$?\\a\\]`;
-  const continuationMark = `\\[\\e]${prefix}P\\a\\]`;
+  // unchanged): nothing for PROMPT_COMMAND to print, and no second mark, since readline goes over
+  // its prompt byte by byte several times a line in a UTF-8 locale (some 1,900 instructions a byte
+  // of mark here): the working directory is not in it.
+  const statusMark = shellQuote(`\\[\\e]${prefix}D;$?\\a\\]`);
+  const continuationMark = shellQuote(`\\[\\e]${prefix}P\\a\\]`);
+  const startMark = shellQuote(`\\e]${prefix}C\\a`);
   // The working directory, printed before the prompt only when it changed (the prompt's own stream).
   const cwdMark = `builtin printf '\\033]${prefix}W;%s\\007' "$PWD" >&2`;
-  const lookup = "[[ ${__agent_tty_ok[.$PS1$PS2$PS0$PWD]-} ]] || __agent_tty_recheck";
   return [
     // The marks expand the status inside the prompt.
     "shopt -s promptvars",
@@ -72,23 +79,24 @@ export function bashMarks(prefix: string, keys?: string): string[] {
       : `bind -m emacs -f ${shellQuote(keys)} 2>/dev/null`,
     // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
     `__agent_tty_marks() { ` +
-      `case "$PS1" in *${marked("D;")}*) ;; *) PS1=${shellQuote(statusMark)}"$PS1" ;; esac; ` +
-      `case "$PS2" in *${marked("P")}*) ;; *) PS2=${shellQuote(continuationMark)}"$PS2" ;; esac; ` +
-      `case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${shellQuote(`\\e]${prefix}C\\a`)} ;; esac; }`,
-    "__agent_tty_marks",
-    `__agent_tty_check() { [[ $PS1 == *${marked("D;")}* && $PS2 == *${marked("P")}* && $PS0 == *${marked("C")}* ]] || __agent_tty_marks; }`,
+      `case "$PS1" in *${marked("D;")}*) ;; *) PS1=${statusMark}"$PS1" ;; esac; ` +
+      `case "$PS2" in *${marked("P")}*) ;; *) PS2=${continuationMark}"$PS2" ;; esac; ` +
+      `case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${startMark} ;; esac; }`,
+    // From a start-up file the prompts cannot hold this session's marks yet (its secret is new): they
+    // are added without looking. Typed in-band, into a shell that may have them, they are looked for.
+    keys === undefined ? "__agent_tty_marks" : `PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}`,
+    // The prompts as marked, and (__atr, run before every prompt when they or the directory changed)
+    // the check: the directory is said, and the marks put back unless the prompts are the ones last
+    // checked (only the directory changed: a `cd`).
+    // (An element assigned alone costs bash less than a list assigned to the whole array.)
+    "declare -gA __atk __agent_tty_prompts; __agent_tty_prompts[.$PS1$PS2$PS0]=1",
+    `__atr() { [[ \${__agent_tty_prompts[.$PS1$PS2$PS0]-} ]] || { __agent_tty_marks; __agent_tty_prompts=([".$PS1$PS2$PS0"]=1); }; ` +
+      `${cwdMark}; __atk=(); __atk[.$PS1$PS2$PS0$PWD]=1; }`,
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
-    // The prompts and the directory last seen are remembered, and a prompt only looks them up: bash
-    // handles strings a character at a time, and a hash lookup costs a quarter of the patterns above.
-    // When they changed, the directory is said, and the marks checked unless the prompts are the
-    // ones last checked (only the directory changed: a `cd`).
-    "declare -gA __agent_tty_ok __agent_tty_prompts",
-    `__agent_tty_recheck() { [[ \${__agent_tty_prompts[.$PS1$PS2$PS0]-} ]] || { __agent_tty_check; __agent_tty_prompts=([".$PS1$PS2$PS0"]=1); }; ` +
-      `${cwdMark}; __agent_tty_ok=([".$PS1$PS2$PS0$PWD"]=1); }`,
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
-    `if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then (( \${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); PROMPT_COMMAND+=(${shellQuote(lookup)}); ` +
-      `else PROMPT_COMMAND="\${PROMPT_COMMAND:+\${PROMPT_COMMAND%;}; }"${shellQuote(lookup)}; fi`,
-    // The first prompt's directory (and the prompts as marked here, remembered).
-    "__agent_tty_recheck",
+    `if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then (( \${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); PROMPT_COMMAND+=(${shellQuote(LOOKUP)}); ` +
+      `else PROMPT_COMMAND="\${PROMPT_COMMAND:+\${PROMPT_COMMAND%;}; }"${shellQuote(LOOKUP)}; fi`,
+    // The first prompt's directory.
+    "__atr",
   ];
 }
