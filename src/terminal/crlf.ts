@@ -1,6 +1,9 @@
 /** Longest text converted through the scratch buffer; longer ones (rare: chunks are ~4 kB) use `replaceAll`. */
 const MAX_SCRATCH_CHARS = 1 << 20;
 
+/** Shorter texts are tested by a regular expression, not scanned byte by byte (see {@link scanPlainChunk}). */
+const SCAN_MIN_CHARS = 256;
+
 /** Scratch space for {@link crlfToLf}: grows to the longest text converted, at most 2 MB. */
 let scratch: Buffer | undefined;
 
@@ -20,6 +23,12 @@ interface Scanned {
 
 let scanned: Scanned | undefined;
 
+/** The last short text {@link scanPlainChunk} found plain (tested whole, not scanned), and whether its LFs all follow a CR. */
+let shortScanned: string | undefined;
+let shortCrlfOnly = false;
+/** An LF without a CR before it. */
+const LONE_LF = /(?:^|[^\r])\n/;
+
 /**
  * Whether `text` is plain: no control character but TAB, LF and CR, and
  * CR only before LF or at its very end (what `LineAssembler` takes on its
@@ -35,6 +44,16 @@ let scanned: Scanned | undefined;
 export function scanPlainChunk(text: string, afterCr = false): boolean {
   const length = text.length;
   if (scanned !== undefined) scanned.raw = undefined;
+  shortScanned = undefined;
+  // A short text (a prompt, an echo, a line of a shell-integration cell) is tested as a whole: its
+  // bytes would not be mirrored anyway (see RawStore), and a loop per byte run for every small chunk
+  // gets hot (and compiled) within the first cells of a session.
+  if (length < SCAN_MIN_CHARS) {
+    const plain = !NEEDS_SLOW_PATH.test(text);
+    shortScanned = plain ? text : undefined;
+    shortCrlfOnly = plain && !LONE_LF.test(afterCr && text.charCodeAt(0) === 10 ? text.slice(1) : text);
+    return plain;
+  }
   if (length > MAX_SCRATCH_CHARS || Buffer.byteLength(text) !== length) return !NEEDS_SLOW_PATH.test(text);
   if (scanned === undefined || scanned.bytes.length < length) {
     scanned = { raw: undefined, bytes: Buffer.allocUnsafeSlow(Math.max(length, 1 << 16)), length: 0, crlfOnly: true };
@@ -72,6 +91,7 @@ export function scanPlainChunk(text: string, afterCr = false): boolean {
  * not know.
  */
 export function isCrlfOnly(text: string): boolean {
+  if (shortScanned === text) return shortCrlfOnly;
   return scanned !== undefined && scanned.raw === text && scanned.crlfOnly;
 }
 

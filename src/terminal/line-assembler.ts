@@ -44,9 +44,12 @@ export class LineAssembler {
   #heldCr = false;
   #lastPlain = false;
   readonly #markPrefix: string | undefined;
+  /** Where a mark starts: ESC ] and the prefix. */
+  readonly #markStart: string | undefined;
 
   constructor(markPrefix?: string) {
     this.#markPrefix = markPrefix;
+    this.#markStart = markPrefix === undefined ? undefined : `\x1b]${markPrefix}`;
   }
 
   /** The unfinished last line, cleaned. */
@@ -80,6 +83,51 @@ export class LineAssembler {
       text = this.#pending + text;
       this.#pending = "";
     }
+    if (this.#markStart !== undefined && text.includes(this.#markStart) && this.#pushAroundMarks(text, afterCr, sink)) return;
+    this.#pushText(text, afterCr, sink);
+  }
+
+  /**
+   * A chunk that holds whole marks (a shell's prompt and its command's echo and output, with
+   * shell integration): the text between them goes through `push` as chunks of its own, the marks
+   * to the sink in their place, as the per-character path would (cutting a chunk anywhere gives the
+   * same lines). Returns false, having done nothing, when a piece before a mark would end inside an
+   * escape sequence (the mark would end it there): the chunk takes the usual path then.
+   */
+  #pushAroundMarks(text: string, afterCr: boolean, sink: LineSink): boolean {
+    const markStart = this.#markStart as string;
+    const cuts: number[] = [];
+    let from = 0;
+    for (let at = text.indexOf(markStart); at !== -1; at = text.indexOf(markStart, from)) {
+      if (!endsOutsideEscape(text, from, at)) break;
+      const bodyStart = at + 2;
+      const bel = text.indexOf("\x07", bodyStart);
+      const esc = text.indexOf("\x1b", bodyStart);
+      let end: number;
+      if (bel !== -1 && (esc === -1 || bel < esc)) end = bel;
+      else if (esc !== -1 && text.charCodeAt(esc + 1) === 0x5c /* ST */) end = esc;
+      else break; // cut off, or ended by another sequence: the usual path knows what that means
+      if (end - bodyStart >= MAX_ESCAPE_CHARS) break;
+      cuts.push(from, at, bodyStart, end);
+      from = end === bel ? end + 1 : end + 2;
+    }
+    if (cuts.length === 0) return false;
+    for (let index = 0; index < cuts.length; index += 4) {
+      const pieceFrom = cuts[index] as number;
+      const markAt = cuts[index + 1] as number;
+      if (markAt > pieceFrom) {
+        if (index === 0) this.#pushText(text.slice(pieceFrom, markAt), afterCr, sink);
+        else this.push(text.slice(pieceFrom, markAt), sink);
+      }
+      sink.mark(text.slice(cuts[index + 2] as number, cuts[index + 3] as number));
+    }
+    if (from < text.length) this.push(text.slice(from), sink);
+    // Not plain for a screen: it holds escape sequences.
+    this.#lastPlain = false;
+    return true;
+  }
+
+  #pushText(text: string, afterCr: boolean, sink: LineSink): void {
     // A CR LF cut between chunks (one chunk in twenty of a big output): the CR waits for the next
     // chunk, so this one stays on the fast path. Alone, it would only move the cursor to column 0,
     // which the next chunk's text shows as before. Anything but plain text, tab and "\r\n" sends a
@@ -297,6 +345,22 @@ export class LineAssembler {
         break;
     }
   }
+}
+
+/** A whole control sequence: ESC [, parameter and intermediate bytes, a final byte (sticky: tested where it is put). */
+const WHOLE_CSI = /\x1b\[[\x20-\x3f]*[\x40-\x7e]/y;
+
+/**
+ * Whether `text` from `from` to `to` leaves no escape sequence open at its end: its last ESC (if
+ * any) starts a control sequence (`ESC [`) that ends before `to`.
+ */
+function endsOutsideEscape(text: string, from: number, to: number): boolean {
+  if (to <= from) return true;
+  const esc = text.lastIndexOf("\x1b", to - 1);
+  if (esc < from) return true;
+  // `to` is where a mark starts (an ESC): a control sequence that matches ends before it.
+  WHOLE_CSI.lastIndex = esc;
+  return WHOLE_CSI.test(text);
 }
 
 /**

@@ -210,4 +210,55 @@ describe("LineAssembler", () => {
       expect({ seed, lines: perChar.lines, partial: perChar.partial }).toEqual({ seed, lines: whole.lines, partial: whole.partial });
     }
   });
+
+  it("a chunk holding whole marks gives the same lines, marks and order as the per-character path, the sink acting on the marks as a session does", () => {
+    const prefix = "6973;k;";
+    const tokens = [
+      "$ ",
+      "echo hi",
+      "\r",
+      "\n",
+      "\r\n",
+      "\x1b[?2004h",
+      "\x1b[?2004l",
+      "\x1b[1;31m",
+      "\x1b[K",
+      "\x08",
+      "\x1b]6973;k;C\x07",
+      "\x1b]6973;k;D;0\x07",
+      "\x1b]6973;k;W;/tmp\x1b\\",
+      "\x1b]0;title\x07",
+      "\x1b]0;cut",
+      "\x1b]6973;k;B",
+      "\x1b[12",
+      "\x1b",
+    ];
+    /** Every event in order; a start mark drops the unfinished line, a status mark flushes it (as the session's pipeline does). */
+    const run = (chunks: string[]) => {
+      const assembler = new LineAssembler(prefix);
+      const events: string[] = [];
+      const sink = {
+        line: (text: string) => events.push(`line ${text}`),
+        segment: (text: string) => events.push(`segment ${text}`),
+        mark: (body: string) => {
+          events.push(`mark ${body}`);
+          if (body.endsWith(";C")) assembler.discardPartial();
+          else if (body.includes(";D;")) assembler.flushPartial(sink);
+        },
+      };
+      for (const chunk of chunks) assembler.push(chunk, sink);
+      return { events, partial: assembler.partialLine };
+    };
+    // The shape of a shell-integration cell: echo, start mark, output, status mark, prompt.
+    expect(run(["echo hi\r\n\x1b[?2004l\r\x1b]6973;k;C\x07hi\r\n\x1b[?2004h\x1b]6973;k;D;0\x07bash-5.2# "])).toEqual({
+      events: ["line echo hi", "mark 6973;k;C", "line hi", "mark 6973;k;D;0"],
+      partial: "bash-5.2# ",
+    });
+    for (let seed = 1; seed <= 300; seed++) {
+      const next = random(seed);
+      const text = Array.from({ length: 24 }, () => tokens[Math.floor(next() * tokens.length)]).join("");
+      const whole = run([text]);
+      expect({ seed, ...run([...text]) }).toEqual({ seed, ...whole });
+    }
+  });
 });
