@@ -26,11 +26,11 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
   // tenth of its start-up (each scans the whole keymap for what the key was bound to).
   const keys = files.write("inputrc", CLEAR_KEY_BINDINGS);
   const script = [
-    "# agent-tty shell integration: loads the user's rc file, then adds invisible frame marks.",
+    // The user's rc file first, then the marks (no comment: bash parses every character it is given).
     // --norc: nothing left of the PROMPT_COMMAND that loaded this file (no system rc file was read, so
     // the prompt is bash's own, or the one its environment gave, as with a plain `bash --norc`).
     userRc === undefined ? "unset PROMPT_COMMAND" : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
-    ...bashMarks(markPrefix, keys),
+    ...bashMarks(markPrefix, keys, userRc === undefined),
     "",
   ].join("\n");
   const rcFile = files.write("bashrc", script);
@@ -56,9 +56,9 @@ const LOOKUP = "[[ ${__atk[.$PS1$PS2$PS0$PWD]-} ]]||__atr";
  * whole prompt in one write, once it has the terminal); the working directory comes in a mark of
  * its own when it changed since the last prompt; PS0 prints the start mark, PS2 the continuation
  * mark. `keys`: a readline init file that binds the clear key (else, typed in-band, three `bind`
- * commands do).
+ * commands do). `promptvarsOn`: no rc file was read, so the prompts are expanded (bash's default).
  */
-export function bashMarks(prefix: string, keys?: string): string[] {
+export function bashMarks(prefix: string, keys?: string, promptvarsOn = false): string[] {
   const marked = (kind: string) => shellQuote(`${prefix}${kind}`);
   // The prompt opens with the status mark (expanded once per prompt; a redraw repeats it
   // unchanged): nothing for PROMPT_COMMAND to print, and no second mark, since readline goes over
@@ -71,30 +71,30 @@ export function bashMarks(prefix: string, keys?: string): string[] {
   const cwdMark = `builtin printf '\\033]${prefix}W;%s\\007' "$PWD" >&2`;
   return [
     // The marks expand the status inside the prompt.
-    "shopt -s promptvars",
+    ...(promptvarsOn ? [] : ["shopt -s promptvars"]),
     // `-m emacs`: the keymap the file's `set keymap` lines leave is put back. One redirection for
     // the three `bind` commands (each costs bash some ten system calls).
     keys === undefined
       ? `{ ${["emacs", "vi-insert", "vi-command"].map((map) => `bind -m ${map} '"\\C-x\\C-k": kill-whole-line'`).join("; ")}; } 2>/dev/null`
       : `bind -m emacs -f ${shellQuote(keys)} 2>/dev/null`,
     // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
-    `__agent_tty_marks() { ` +
+    `__atm() { ` +
       `case "$PS1" in *${marked("D;")}*) ;; *) PS1=${statusMark}"$PS1" ;; esac; ` +
       `case "$PS2" in *${marked("P")}*) ;; *) PS2=${continuationMark}"$PS2" ;; esac; ` +
       `case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${startMark} ;; esac; }`,
     // From a start-up file the prompts cannot hold this session's marks yet (its secret is new): they
     // are added without looking. Typed in-band, into a shell that may have them, they are looked for.
-    keys === undefined ? "__agent_tty_marks" : `PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}`,
+    keys === undefined ? "__atm" : `PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}`,
     // The prompts as marked, and (__atr, run before every prompt when they or the directory changed)
     // the check: the directory is said, and the marks put back unless the prompts are the ones last
     // checked (only the directory changed: a `cd`).
     // (An element assigned alone costs bash less than a list assigned to the whole array.)
-    "declare -gA __atk __agent_tty_prompts; __agent_tty_prompts[.$PS1$PS2$PS0]=1",
-    `__atr() { [[ \${__agent_tty_prompts[.$PS1$PS2$PS0]-} ]] || { __agent_tty_marks; __agent_tty_prompts=([".$PS1$PS2$PS0"]=1); }; ` +
+    "declare -gA __atk __atp; __atp[.$PS1$PS2$PS0]=1",
+    `__atr() { [[ \${__atp[.$PS1$PS2$PS0]-} ]] || { __atm; __atp=([".$PS1$PS2$PS0"]=1); }; ` +
       `${cwdMark}; __atk=(); __atk[.$PS1$PS2$PS0$PWD]=1; }`,
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
-    `if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then (( \${#PROMPT_COMMAND[@]} )) || PROMPT_COMMAND=(''); PROMPT_COMMAND+=(${shellQuote(LOOKUP)}); ` +
+    `if ((BASH_VERSINFO*100+BASH_VERSINFO[1]>500)); then ((\${#PROMPT_COMMAND[@]}))||PROMPT_COMMAND=('');PROMPT_COMMAND+=(${shellQuote(LOOKUP)}); ` +
       `else PROMPT_COMMAND="\${PROMPT_COMMAND:+\${PROMPT_COMMAND%;}; }"${shellQuote(LOOKUP)}; fi`,
     // The first prompt's directory.
     "__atr",
