@@ -103,9 +103,11 @@ export const CONTENDERS = [
   // programs land in this run (the A/A noise line).
   { ...floor, id: "floor2", label: "floor (A/A)" },
   floorHooks,
+  // The floor's visible prompt ("$ "), as the other contenders get one of theirs: bash's default
+  // (`\s-\v\$ `, 8 bytes more, decoded each prompt) would charge the prompt's text to agent-tty.
   libContender("si", "agent-tty shellIntegration", (d) => d.shellIntegration(), {
     args: ["--norc", "--noprofile"],
-    env: {},
+    env: { PS1: "$ " },
   }),
   libContender("prompt", "agent-tty prompt", (d) => d.prompt(PROMPT), {
     args: ["--norc", "--noprofile"],
