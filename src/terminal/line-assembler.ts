@@ -169,13 +169,14 @@ export class LineAssembler {
       this.#append(end === text.length ? text : text.slice(0, end), sink);
       return;
     }
+    // The first line finishes the unfinished one; whole lines after it may go at once.
+    let blockFrom = -1;
+    let blockTo = -1;
     if (sink.block !== undefined) {
-      // The first line finishes the unfinished one; whole lines after it may go at once.
       const last = text.lastIndexOf("\n");
       if (last > newline) {
-        this.#pushPlain(text.slice(0, newline + 1), newline + 1, sink);
-        start = sink.block(text, newline + 1, last + 1);
-        newline = text.indexOf("\n", start);
+        blockFrom = newline + 1;
+        blockTo = last + 1;
       }
     }
     while (newline !== -1) {
@@ -189,6 +190,10 @@ export class LineAssembler {
         this.#col = 0;
       }
       start = newline + 1;
+      if (start === blockFrom) {
+        start = (sink.block as NonNullable<LineSink["block"]>)(text, blockFrom, blockTo);
+        blockFrom = -1;
+      }
       newline = text.indexOf("\n", start);
     }
     if (start < end) this.#append(text.slice(start, end), sink);
