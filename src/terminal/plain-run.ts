@@ -205,6 +205,16 @@ export class PlainRun {
 }
 
 /**
+ * Whether {@link PlainRun.append} given `text` keeps only a tail of it and drops everything
+ * appended before: up to its last CR LF, it holds a cut point with at least `lines` line feeds
+ * after it.
+ */
+export function holdsTail(text: string, lines: number): boolean {
+  const cut = text.lastIndexOf("\r\n");
+  return cut !== -1 && tailStart(text.slice(0, cut + 2), lines) > 0;
+}
+
+/**
  * Where the shortest tail of `text` (which ends with CR LF) that starts right after a CR LF and holds
  * at least `lines` line feeds starts; -1 when there is none.
  */
@@ -219,7 +229,7 @@ function tailStart(text: string, lines: number): number {
 }
 
 /** Line feeds in `text`, counted from its end, up to `max`. */
-function countLineFeeds(text: string, max: number): number {
+export function countLineFeeds(text: string, max: number): number {
   // One character at a time: a search per line costs more on short lines.
   let count = 0;
   for (let index = text.length - 1; index >= 0 && count < max; index--) if (text.charCodeAt(index) === 10) count++;

@@ -1,5 +1,5 @@
 import { GroundTracker } from "./ground-tracker.js";
-import { isPlainText, PlainRun } from "./plain-run.js";
+import { countLineFeeds, holdsTail, isPlainText, PlainRun } from "./plain-run.js";
 
 /** What a backlog is fed into: a {@link Screen}'s `write`. */
 export interface BacklogTarget {
@@ -93,10 +93,15 @@ export class ScreenBacklog {
       const known = this.#plain[index] === true;
       let text = known || filter === undefined ? (this.#entries[index] as string) : filter(this.#entries[index] as string);
       if (known && this.#plain[index + 1] === true) {
-        // A burst of chunks known to be plain goes to the run at once.
+        // A burst of chunks known to be plain goes to the run at once; when its last chunks hold the
+        // lines kept by themselves, the ones before (no escape sequence in them: nothing to replay)
+        // fall out without being looked at.
         let end = index + 1;
         while (this.#plain[end] === true) end++;
-        text = this.#entries.slice(index, end).join("");
+        let from = end;
+        for (let lines = 0; from > index && lines <= 2 * rows;) lines += countLineFeeds(this.#entries[--from] as string, 2 * rows + 1);
+        text = this.#entries.slice(from, end).join("");
+        if (from > index && !holdsTail(text, 2 * rows)) text = this.#entries.slice(index, end).join("");
         index = end - 1;
       }
       // Plain text leaves the parser in its ground state and the scroll region as they were.

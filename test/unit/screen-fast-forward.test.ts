@@ -337,6 +337,28 @@ describe("ScreenBacklog", () => {
     }
   });
 
+  it("a burst of plain chunks: the last ones stand for it only when they hold a cut point with the lines kept after it", () => {
+    // Bare LFs (no cut point) in the last chunks, CR LF lines before: nothing may be left out.
+    const size = { cols: 20, rows: 3, scrollback: 0 };
+    for (const last of ["x\n".repeat(8), `${"y".repeat(30)}\r\n${"z\n".repeat(8)}`]) {
+      const lines = `${Array.from({ length: 300 }, (_, index) => `line ${index}`).join("\r\n")}\r\n`;
+      const parts = [...chunks(lines, 5, 200), "w\n".repeat(5), last];
+      const backlog = new ScreenBacklog();
+      for (const part of parts) {
+        backlog.push(part);
+        backlog.markPlain(part);
+      }
+      expect(backlog.compact(size.rows, 1 << 16)).toBe(true);
+      const screen = new Screen(size);
+      try {
+        backlog.drainTo(screen);
+        expect(probe(screen, size)).toEqual(render(parts, false, size));
+      } finally {
+        screen.dispose();
+      }
+    }
+  });
+
   it("refuses, keeping everything, once the output set a scroll region or left a sequence it does not follow", () => {
     for (const start of ["\x1b[2;5r", "\x1bP1$r\x1b\\", "\x9b2J", "\x1b]0;unterminated"]) {
       const backlog = new ScreenBacklog();
