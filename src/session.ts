@@ -184,6 +184,11 @@ export class Session {
       waitingForInput: () => this.#waitingForInput(),
       checkProcesses: () => this.#checkProcesses(),
       emit: (fields) => this.#emitEvent(fields),
+      cellEventsHeard: () =>
+        this.#recordings.size > 0 ||
+        this.#eventStreams.size > 0 ||
+        this.#emitter.listenerCount("cell") > 0 ||
+        this.#emitter.listenerCount("event") > 0,
       detectorFailed: (error) => this.#detectorFailed(error),
     });
   }

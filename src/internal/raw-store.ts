@@ -173,9 +173,10 @@ export class RawStore {
     const segments = this.#segments;
     if (segments === undefined) return;
     if (this.#mirrors.length === 0 || !this.#rangesAllowed) {
-      this.#mirrors = [];
+      if (this.#mirrors.length > 0) this.#mirrors = [];
       if (
         this.#rangesAllowed &&
+        segments.length > 0 &&
         typeof segments[segments.length - 1] === "object" &&
         this.#pendingRaw.length + text.length <= MAX_GAP_CHARS
       ) {

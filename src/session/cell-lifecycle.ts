@@ -51,6 +51,8 @@ export interface CellLifecycleHost extends InterruptHost, InputChecksHost {
   heldByHuman(): boolean;
   /** Emits a session event (`fired`, `done`). */
   emit(fields: SessionEventFields): void;
+  /** Whether anyone hears the cells' events (a recording, a listener, a stream): when false they are not built. Default: true. */
+  cellEventsHeard?(): boolean;
   /** A detector's method threw. */
   detectorFailed(error: unknown): void;
 }
@@ -105,6 +107,8 @@ export class CellLifecycle {
     this.#deadlineRun = undefined;
     if (run !== undefined) this.#onTimeout(run);
   };
+  /** The unfinished line, for an `awaiting_input` result (made once, not per settle). */
+  readonly #partialLine = (): string => this.#output.partialLine;
   /** What the input checks ask of the cell they look at (see {@link CellRun.running}). */
   readonly #runChecks: RunChecks = {
     running: (run) => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined,
@@ -295,7 +299,8 @@ export class CellLifecycle {
     this.#host.assertOpen();
     if (normalized.signal?.aborted === true) throw normalized.signal.reason;
     if (this.#host.heldByHuman()) throw new HumanControlError(this.#options.name);
-    const holder = this.#lock ?? this.#queue[this.#queue.length - 1];
+    // (No index -1 on an empty queue: a lookup by name, on the generic path, for every cell.)
+    const holder = this.#lock ?? (this.#queue.length > 0 ? this.#queue[this.#queue.length - 1] : undefined);
     if (holder !== undefined && !normalized.queue) {
       throw new SessionBusyError(this.#options.name, (this.#lock ?? holder).id, this.#state === "timed_out");
     }
@@ -303,7 +308,7 @@ export class CellLifecycle {
     const run = new CellRun(normalizedCode, normalized, queued);
     if (queued) {
       this.#queue.push(run);
-      this.#host.emit({ type: "fired", cellId: run.id, status: "queued" });
+      if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "fired", cellId: run.id, status: "queued" });
       this.#watchAbort(run);
     } else {
       this.#begin(run);
@@ -322,7 +327,7 @@ export class CellLifecycle {
     run.setStatus("running");
     this.#armTimeout(run, run.options.timeoutMs, run.startTime);
     if (run.unlisten === undefined) this.#watchAbort(run);
-    this.#host.emit({ type: "fired", cellId: run.id, status: "running" });
+    if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "fired", cellId: run.id, status: "running" });
     if ((!this.#atPrompt && this.#detector.tracksPrompt === true) || this.#interrupts.settling) {
       // A command typed outside any cell still runs: its prompt comes first. Or an interrupt is still being taken in.
       this.#held = run;
@@ -397,7 +402,7 @@ export class CellLifecycle {
       return;
     }
     // The command may still be running: report, but keep the lock until its prompt or interrupt().
-    this.#settle(run, "timeout", run.frame, { exitCode: null, decidedBy: "timeout" }, { keepFrame: true });
+    this.#settle(run, "timeout", run.frame, { exitCode: null, decidedBy: "timeout" }, true);
     this.#state = "timed_out";
   }
 
@@ -421,7 +426,7 @@ export class CellLifecycle {
     if (this.#lock !== run) return undefined;
     if (note !== undefined) return this.#releaseWithout(run, run.stopping, note);
     if (run.result === undefined) {
-      this.#settle(run, run.stopping, run.frame, { exitCode: null, decidedBy: "interrupt" }, { keepFrame: true });
+      this.#settle(run, run.stopping, run.frame, { exitCode: null, decidedBy: "interrupt" }, true);
       this.#state = "timed_out";
     }
     return undefined;
@@ -449,7 +454,7 @@ export class CellLifecycle {
     status: FinalCellStatus | "awaiting_input",
     frame: FrameCollector | undefined,
     details: SettleDetails,
-    how: { keepFrame?: boolean } = {},
+    keepFrame = false,
   ): CellResult {
     if (run.result !== undefined) {
       // Already reported (a timeout that kept the lock): wake whoever waits for the lock.
@@ -457,7 +462,7 @@ export class CellLifecycle {
       return run.result;
     }
     // The question of an `awaiting_input` cell is usually an unfinished line: shown after its output.
-    const result = cellResult(run, status, frame, details, () => this.#output.partialLine);
+    const result = cellResult(run, status, frame, details, this.#partialLine);
     if (status === "awaiting_input") {
       run.inputResult = result;
       run.setStatus(status);
@@ -475,10 +480,10 @@ export class CellLifecycle {
       this.#settled[this.#settledNext] = run;
       this.#settledNext = (this.#settledNext + 1) % RETAINED_CELLS;
     }
-    this.#host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
+    if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
     run.control.finish(result);
     if (run.inputWaiters.length > 0) for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
-    if (!how.keepFrame) run.wake(result);
+    if (!keepFrame) run.wake(result);
     return result;
   }
 

@@ -155,7 +155,9 @@ export class Transcript {
 
   /** The last part, when it is a block. */
   #lastOwn(): OwnPart | undefined {
-    const last = this.#parts[this.#parts.length - 1];
+    const parts = this.#parts;
+    if (parts.length === 0) return undefined;
+    const last = parts[parts.length - 1];
     return last === undefined || typeof last === "string" || !("block" in last) ? undefined : last;
   }
 
