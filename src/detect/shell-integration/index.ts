@@ -325,26 +325,35 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   feed(event: DetectorInput): Verdict | undefined {
+    // One test of the input's shape each (this runs six times a cell): raw, then a mark, then a line.
+    const boot = this.#boot;
     if ("raw" in event) {
       // Every chunk of output comes raw first (its lines and marks follow): when the program last printed.
       this.#lastFedAt = performance.now();
-      if (this.#boot?.hide !== true) return undefined;
+      if (boot === undefined || boot.hide !== true) return undefined;
+      return this.#endHiddenBoot(boot);
     }
-    if ("line" in event) this.#partialLine = event.partial ? event.line : "";
-    if (this.#boot?.hide === true) {
-      // The bootstrap of a nested program starts here: nothing after this is the cell's output.
-      this.#boot.hide = false;
-      return outputEnd();
+    if ("mark" in event) {
+      if (boot !== undefined && boot.hide === true) return this.#endHiddenBoot(boot);
+      return this.#onMark(event.mark.slice(this.markPrefix.length));
     }
-    if ("mark" in event) return this.#onMark(event.mark.slice(this.markPrefix.length));
-    if (this.#boot !== undefined && this.#boot.probes > 0) return "line" in event && !event.partial ? ECHO : undefined;
+    const partial = event.partial;
+    this.#partialLine = partial ? event.line : "";
+    if (boot !== undefined) {
+      if (boot.hide === true) return this.#endHiddenBoot(boot);
+      if (boot.probes > 0) return partial ? undefined : ECHO;
+    }
     const repl = this.#top.repl;
-    if (repl !== undefined) return "line" in event ? this.#feedRepl(repl, event) : undefined;
-    if ("line" in event && !event.partial) this.#typing = false;
-    if ("line" in event && !event.partial && !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(event.line))) {
-      return ECHO;
-    }
-    return undefined;
+    if (repl !== undefined) return this.#feedRepl(repl, event);
+    if (partial) return undefined;
+    this.#typing = false;
+    return !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(event.line)) ? ECHO : undefined;
+  }
+
+  /** The bootstrap of a nested program starts here: nothing after this is the cell's output. */
+  #endHiddenBoot(boot: Boot): Verdict {
+    boot.hide = false;
+    return outputEnd();
   }
 
   #feedRepl(repl: FrameDetector, event: Extract<DetectorInput, { line: string }>): Verdict | undefined {
