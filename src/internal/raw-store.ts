@@ -1,3 +1,4 @@
+import { hasLoneLf } from "../terminal/crlf.js";
 import { CappedText } from "./capped-text.js";
 
 /** Raw text that is clean text with CR LF line ends: kept as where that clean text sits in the clean output. */
@@ -17,9 +18,6 @@ interface Mirror extends CleanRange {
 
 /** The raw text of a range: its clean text with CR LF line ends. */
 const toRaw = (clean: string): string => clean.replaceAll("\n", "\r\n");
-
-/** An LF without a CR before it: a clean range could not give it back. */
-const LONE_LF = /(?:^|[^\r])\n/;
 
 /** Below this many characters, a part of a chunk is not worth a range. */
 const MIN_RANGE_CHARS = 256;
@@ -108,7 +106,7 @@ export class RawStore {
     if (raw !== this.#open || !this.#rangesAllowed || rawTo - rawFrom < MIN_RANGE_CHARS) return;
     const last = this.#mirrors[this.#mirrors.length - 1];
     if (last !== undefined && last.rawTo > rawFrom) return;
-    if (!crlfOnly && LONE_LF.test(raw.slice(rawFrom, rawTo))) return;
+    if (!crlfOnly && hasLoneLf(raw.slice(rawFrom, rawTo))) return;
     this.#mirrors.push({ rawFrom, rawTo, start: cleanStart, end: cleanEnd, gap });
     this.#gap = "";
   }

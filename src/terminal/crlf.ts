@@ -29,6 +29,11 @@ let shortCrlfOnly = false;
 /** An LF without a CR before it. */
 const LONE_LF = /(?:^|[^\r])\n/;
 
+/** Whether `text` holds an LF without a CR before it (CR LF alone cannot give it back). */
+export function hasLoneLf(text: string): boolean {
+  return LONE_LF.test(text);
+}
+
 /**
  * Whether `text` is plain: no control character but TAB, LF and CR, and
  * CR only before LF or at its very end (what `LineAssembler` takes on its
