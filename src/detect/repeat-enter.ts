@@ -1,3 +1,4 @@
+import { isLinuxProcAvailable } from "../pty/proc-state.js";
 import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
 import type { DetectorInput, DetectorIo, FrameDetector, Verdict } from "./types.js";
@@ -8,21 +9,35 @@ export interface RepeatEnterOptions {
   /**
    * How many empty Enters follow each cell; that many identical lines in a
    * row end the frame.
-   * @default 5
+   *
+   * By default 2 where Linux `/proc` can tell whether the program waits for
+   * input (a frame ends only once it is seen blocked reading its terminal
+   * with nothing unread, which is what keeps a printed look-alike prompt or a
+   * flood of identical lines from ending a cell), and 5 where it cannot (the
+   * run of identical lines is then all there is to go by). Every Enter is one
+   * more prompt the program answers before the cell ends.
+   * @default 2 on Linux, 5 elsewhere
    */
   readonly count?: number;
 }
 
+/** Default `count`: fewer Enters where `/proc` confirms the prompt, more where the run of lines is all there is. */
+const DEFAULT_COUNT_CONFIRMED = 2;
+const DEFAULT_COUNT_UNCONFIRMED = 5;
+
 /**
  * Zero-config framing for any line-oriented program: each cell is followed
- * by `count` empty Enters; once the program has answered them all with the
- * same line (its prompt, repeated), it is waiting again. Those lines are
+ * by `count` empty Enters (2 on Linux, 5 elsewhere); once the program has
+ * answered them all with the same line (its prompt, repeated), it is
+ * waiting again. Those lines are
  * dropped from the output. The prompt must be visible (empty lines do not
  * count). Programs that read stdin during a cell see the Enters; prefer
  * `prompt()` or shell integration where they apply.
  */
 export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
-  const count = optionalPositive(optionsObject(options, ["count"], "repeatEnter() options")["count"], "count", { integer: true }) ?? 5;
+  const count =
+    optionalPositive(optionsObject(options, ["count"], "repeatEnter() options")["count"], "count", { integer: true }) ??
+    (isLinuxProcAvailable() ? DEFAULT_COUNT_CONFIRMED : DEFAULT_COUNT_UNCONFIRMED);
   const enters = "\r".repeat(count);
   let last: string | undefined;
   let run = 0;
