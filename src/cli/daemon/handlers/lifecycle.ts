@@ -12,6 +12,7 @@ import { planCommand } from "../command-line.js";
 import type { DaemonContext } from "../context.js";
 import type { OpHandler, RequestOf } from "../dispatch.js";
 import { DEFAULT_COLS, DEFAULT_ROWS, LiveSlot } from "../slot.js";
+import { NOISE_RUN } from "../watch-log.js";
 
 /** How long a session's slot outlives its program's exit, so that the cell it ended settles ("exited") first. */
 const EXIT_SETTLE_MS = 50;
@@ -106,10 +107,11 @@ async function start(ctx: DaemonContext, req: RequestOf<"new">): Promise<void> {
   let args: string[];
   let detector: "auto" | FrameDetector = "auto";
   if (plan.argv === null) {
-    // Shell syntax: let sh start it; sh's own prompt never shows, so frame by repeated Enters.
+    // Shell syntax: let sh start it; sh's own prompt never shows, so frame by repeated Enters. As
+    // many as `k watch` takes for frame noise, so its view shows the repeated prompt once.
     command = "/bin/sh";
     args = ["-c", `exec ${line}`];
-    detector = detectors.repeatEnter();
+    detector = detectors.repeatEnter({ count: NOISE_RUN });
   } else {
     [command = "bash", ...args] = plan.argv;
   }
