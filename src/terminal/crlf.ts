@@ -60,32 +60,52 @@ export function scanPlainChunk(text: string, afterCr = false): boolean {
     return plain;
   }
   if (length > MAX_SCRATCH_CHARS || Buffer.byteLength(text) !== length) return !NEEDS_SLOW_PATH.test(text);
-  if (scanned === undefined || scanned.bytes.length < length) {
-    scanned = { raw: undefined, bytes: Buffer.allocUnsafeSlow(Math.max(length, 1 << 16)), length: 0, crlfOnly: true };
+  return scanLong(text, afterCr);
+}
+
+/**
+ * {@link scanPlainChunk} of a long ASCII text, byte by byte. A function of its own: it gets hot
+ * only in a long output, and then with its own type feedback (in one with the short path, the
+ * optimized code made from that path's feedback was thrown away twice when the first long chunk
+ * came, and compiled again each time).
+ */
+function scanLong(text: string, afterCr: boolean): boolean {
+  const length = text.length;
+  // One byte to spare: the held CR below is written unconditionally.
+  if (scanned === undefined || scanned.bytes.length <= length) {
+    scanned = { raw: undefined, bytes: Buffer.allocUnsafeSlow(Math.max(length + 1, 1 << 16)), length: 0, crlfOnly: true };
   }
   const bytes = scanned.bytes;
   bytes.write(text, 0, length, "latin1");
-  let out = 0;
+  // Rare cases are not branches of their own here (the optimized code would be thrown away when
+  // one came first): an LF the text starts with, after a CR held before it, is skipped over in
+  // place; a CR at the very end (held by the caller) is left out of the loop and put back after it.
+  let at = (afterCr ? 1 : 0) & (bytes[0] === 10 ? 1 : 0);
+  let out = at;
+  const end = length - (bytes[length - 1] === 13 ? 1 : 0);
   let crlfOnly = true;
-  let previous = afterCr ? 13 : 0;
-  for (let at = 0; at < length; at++) {
+  while (at < end) {
     const byte = bytes[at] as number;
-    if (byte >= 0x20) {
-      if (byte === 0x7f) return false;
+    if (byte > 13) {
+      if (byte < 0x20 || byte === 0x7f) return false;
       bytes[out++] = byte;
-    } else if (byte === 10) {
-      if (previous !== 13) crlfOnly = false;
-      bytes[out++] = byte;
+      at++;
     } else if (byte === 13) {
-      if (at + 1 < length) {
-        if (bytes[at + 1] !== 10) return false;
-      } else bytes[out++] = byte; // held by the caller: kept, so that what comes before it maps as it is
-    } else if (byte === 9) bytes[out++] = byte;
-    else return false;
-    previous = byte;
+      // CR LF goes as LF, in one step.
+      if (bytes[at + 1] !== 10) return false;
+      bytes[out++] = 10;
+      at += 2;
+    } else {
+      if (byte === 10) crlfOnly = false;
+      else if (byte !== 9) return false;
+      bytes[out++] = byte;
+      at++;
+    }
   }
+  // The held CR is kept, so that what comes before it maps as it is.
+  bytes[out] = 13;
   scanned.raw = text;
-  scanned.length = out;
+  scanned.length = out + length - end;
   scanned.crlfOnly = crlfOnly;
   return true;
 }
