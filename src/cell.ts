@@ -1,6 +1,5 @@
 import type { NestingChange } from "./detect/nested.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
-import { defer } from "./internal/deferred.js";
 
 /**
  * Where a cell stands. `"done"`, `"timeout"`, `"interrupted"` and
@@ -125,6 +124,59 @@ const ignore = (): void => {};
 /** Bytes a live consumer of a cell may fall behind before output is dropped (and said so). */
 const LIVE_BUFFER_BYTES = 4 << 20;
 
+/** What a {@link Cell} shows of its cell's output before it settles (the session's record of the cell). @internal */
+export interface CellSource {
+  /** The cell's clean output so far (its result's, once settled). */
+  outputSoFar(): string;
+}
+
+/**
+ * A {@link Cell}'s state, and the session's side of it ({@link CellControl}): one object per cell,
+ * its methods on the prototype (a cell is made for every `run()`: no closures per cell).
+ *
+ * @internal
+ */
+export class CellState implements CellControl {
+  status: CellStatus;
+  ended = false;
+  /** Live consumers (iterators); made by the first one (most cells have none). */
+  consumers: Set<BoundedQueue<string>> | undefined;
+  readonly promise: Promise<CellResult>;
+  #resolve!: (result: CellResult) => void;
+  #reject!: (error: unknown) => void;
+
+  constructor(status: CellStatus) {
+    this.status = status;
+    this.promise = new Promise<CellResult>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  setStatus(next: CellStatus): void {
+    this.status = next;
+  }
+
+  push(chunk: string): void {
+    if (this.consumers !== undefined) for (const consumer of this.consumers) consumer.push(chunk);
+  }
+
+  finish(result: CellResult): void {
+    this.status = result.status;
+    this.ended = true;
+    if (this.consumers !== undefined) for (const consumer of this.consumers) consumer.end();
+    this.#resolve(result);
+  }
+
+  fail(error: unknown): void {
+    this.ended = true;
+    if (this.consumers !== undefined) for (const consumer of this.consumers) consumer.end();
+    // A caller that never awaits `result` must not crash the process on the rejection.
+    this.promise.catch(ignore);
+    this.#reject(error);
+  }
+}
+
 /**
  * A handle on one cell, returned by `fire()` at once. Iterate it for the
  * cell's clean output as it arrives; await `result` for the outcome.
@@ -143,60 +195,36 @@ export class Cell implements AsyncIterable<string> {
   readonly code: string;
   /** Settles with a final status; rejects only if the cell never started (the session closed first). */
   readonly result: Promise<CellResult>;
-  #status: CellStatus;
-  #ended = false;
-  /** Live consumers (iterators); made by the first one (most cells have none). */
-  #consumers: Set<BoundedQueue<string>> | undefined;
-  readonly #snapshot: () => string;
+  readonly #state: CellState;
+  readonly #source: CellSource;
 
   /** @internal Use `Session.fire()`. */
-  constructor(id: string, code: string, status: CellStatus, snapshot: () => string, control: (control: CellControl) => void) {
+  constructor(id: string, code: string, state: CellState, source: CellSource) {
     this.id = id;
     this.code = code;
-    this.#status = status;
-    this.#snapshot = snapshot;
-    const settled = defer<CellResult>();
-    this.result = settled.promise;
-    control({
-      setStatus: (next) => {
-        this.#status = next;
-      },
-      push: (chunk) => {
-        if (this.#consumers !== undefined) for (const consumer of this.#consumers) consumer.push(chunk);
-      },
-      finish: (result) => {
-        this.#status = result.status;
-        this.#ended = true;
-        if (this.#consumers !== undefined) for (const consumer of this.#consumers) consumer.end();
-        settled.resolve(result);
-      },
-      fail: (error) => {
-        this.#ended = true;
-        if (this.#consumers !== undefined) for (const consumer of this.#consumers) consumer.end();
-        // A caller that never awaits `result` must not crash the process on the rejection.
-        settled.promise.catch(ignore);
-        settled.reject(error);
-      },
-    });
+    this.#state = state;
+    this.#source = source;
+    this.result = state.promise;
   }
 
   /** `"queued"` or `"running"` (or `"awaiting_input"`) until settled, then the final status. */
   get status(): CellStatus {
-    return this.#status;
+    return this.#state.status;
   }
 
   /** The cell's clean output: what it printed so far, then live until it settles. */
   [Symbol.asyncIterator](): AsyncIterator<string> {
+    const state = this.#state;
     const queue = new BoundedQueue<string>({
       maxUnits: LIVE_BUFFER_BYTES,
       sizeOf: (chunk) => chunk.length,
       droppedItem: (dropped) => `[agent-tty: dropped ${dropped} bytes]\n`,
-      onDone: () => this.#consumers?.delete(queue),
+      onDone: () => state.consumers?.delete(queue),
     });
-    const sofar = this.#snapshot();
+    const sofar = this.#source.outputSoFar();
     if (sofar !== "") queue.push(sofar);
-    if (this.#ended) queue.end();
-    else (this.#consumers ??= new Set()).add(queue);
+    if (state.ended) queue.end();
+    else (state.consumers ??= new Set()).add(queue);
     return queue;
   }
 }

@@ -466,7 +466,7 @@ export class CellLifecycle {
     if (status === "awaiting_input") {
       run.inputResult = result;
       run.setStatus(status);
-      for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
+      run.resolveInputWaiters(result);
       return result;
     }
     run.result = result;
@@ -482,7 +482,7 @@ export class CellLifecycle {
     }
     if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
     run.control.finish(result);
-    if (run.inputWaiters.length > 0) for (const waiter of run.inputWaiters.splice(0)) waiter.resolve(result);
+    if (run.inputWaiters !== undefined) run.resolveInputWaiters(result);
     if (!keepFrame) run.wake(result);
     return result;
   }

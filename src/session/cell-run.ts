@@ -1,8 +1,10 @@
 import {
   Cell,
+  CellState,
   type CellControl,
   type CellResult,
   type CellSnapshot,
+  type CellSource,
   type CellStatus,
   type DecidedBy,
   type FinalCellStatus,
@@ -24,7 +26,7 @@ export type NormalizedCellOptions = ReturnType<typeof normalizeCellOptions>;
  *
  * @internal
  */
-export class CellRun {
+export class CellRun implements CellSource {
   readonly id = cellId();
   /** The handle the caller holds; its output is the frame so far, then the result's. */
   readonly cell: Cell;
@@ -42,10 +44,10 @@ export class CellRun {
   timer: LongTimeout | undefined;
   /** Set while an interrupt waits for the prompt: the status the cell will settle with. */
   stopping: FinalCellStatus | undefined;
-  /** Pending `run()`/`wait()` callers that also return on awaiting_input. */
-  readonly inputWaiters: Array<Deferred<CellResult>> = [];
-  /** Callers waiting for the cell to release the lock (a reported timeout keeps it). */
-  readonly settleWaiters: Array<Deferred<CellResult>> = [];
+  /** Pending `run()`/`wait()` callers that also return on awaiting_input (made by the first: most cells have none). */
+  inputWaiters: Array<Deferred<CellResult>> | undefined;
+  /** Callers waiting for the cell to release the lock (a reported timeout keeps it); made by the first. */
+  settleWaiters: Array<Deferred<CellResult>> | undefined;
   /** Stops watching the cell's abort signal. */
   unlisten: (() => void) | undefined;
   /** What the input checks ask of the cell, once its code was written (see {@link CellRun.running}). */
@@ -58,17 +60,14 @@ export class CellRun {
     queued: boolean,
   ) {
     this.status = queued ? "queued" : "running";
-    let control!: CellControl;
-    this.cell = new Cell(
-      this.id,
-      code,
-      this.status,
-      () => this.result?.output ?? this.frame?.peek() ?? "",
-      (given) => {
-        control = given;
-      },
-    );
-    this.control = control;
+    const state = new CellState(this.status);
+    this.cell = new Cell(this.id, code, state, this);
+    this.control = state;
+  }
+
+  /** What the cell's handle shows before it settles: the frame so far, then the result's output. */
+  outputSoFar(): string {
+    return this.result?.output ?? this.frame?.peek() ?? "";
   }
 
   /** Whether the cell still holds the lock and runs undisturbed (what the input checks look at; see `InputCheckedCell`). */
@@ -89,13 +88,24 @@ export class CellRun {
 
   /** Resolves everyone waiting for the cell to release the lock. */
   wake(result: CellResult): void {
-    if (this.settleWaiters.length > 0) for (const waiter of this.settleWaiters.splice(0)) waiter.resolve(result);
+    const waiters = this.settleWaiters;
+    if (waiters === undefined || waiters.length === 0) return;
+    this.settleWaiters = undefined;
+    for (const waiter of waiters) waiter.resolve(result);
+  }
+
+  /** Resolves the callers waiting for the cell's next settle point, `awaiting_input` included. */
+  resolveInputWaiters(result: CellResult): void {
+    const waiters = this.inputWaiters;
+    if (waiters === undefined) return;
+    this.inputWaiters = undefined;
+    for (const waiter of waiters) waiter.resolve(result);
   }
 
   /** Settles when the cell releases the lock (never rejects). */
   whenReleased(): Promise<void> {
     const released = defer<CellResult>();
-    this.settleWaiters.push(released);
+    (this.settleWaiters ??= []).push(released);
     return released.promise.then(
       () => undefined,
       () => undefined,
@@ -111,11 +121,11 @@ export class CellRun {
     const waiter = defer<CellResult>();
     if (this.result !== undefined) {
       if (!holdsLock) return Promise.resolve(this.result);
-      this.settleWaiters.push(waiter);
+      (this.settleWaiters ??= []).push(waiter);
       return waiter.promise;
     }
     if (untilInput && this.status === "awaiting_input" && this.inputResult !== undefined) return Promise.resolve(this.inputResult);
-    if (untilInput) this.inputWaiters.push(waiter);
+    if (untilInput) (this.inputWaiters ??= []).push(waiter);
     this.cell.result.then(
       (result) => waiter.resolve(result),
       (error: unknown) => waiter.reject(error),

@@ -304,6 +304,8 @@ export class OutputPipeline {
   #feed(input: DetectorInput): Verdict | undefined {
     try {
       const result = this.#detector.feed(input);
+      // Most feeds say nothing (a raw chunk, most lines and marks): no call to read that as a verdict.
+      if (result === undefined) return undefined;
       if (result instanceof Promise) {
         this.#lateVerdict(result);
         return undefined;

@@ -157,6 +157,8 @@ class ShellIntegrationDetector implements FrameDetector {
   /** The shell's start-up files (they hold the secret): removed once its first prompt shows they were read. */
   #startupFiles: PrivateFiles | undefined;
   readonly #levels: Level[];
+  /** The last of {@link #levels} (see {@link #setTop}). */
+  #top: Level;
   #boot: Boot | undefined;
   #codeLines: string[] = [];
   #io: DetectorIo | undefined;
@@ -207,6 +209,7 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#inBand = inBand;
     this.#followNested = followNested;
     this.#levels = [{ tag: "", shell: "bash", clear: clearKeyOf("bash"), remote: inBand }];
+    this.#top = this.#levels[0] as Level;
   }
 
   /**
@@ -220,8 +223,9 @@ class ShellIntegrationDetector implements FrameDetector {
     waitingForInput: () => (this.#top.remote ? performance.now() - this.#lastFedAt >= REMOTE_QUIET_MS : this.#io?.waitingForInput()),
   };
 
-  get #top(): Level {
-    return this.#levels[this.#levels.length - 1] as Level;
+  /** The program the cells go to now: the last of {@link #levels}, kept at hand (looked up several times a cell). */
+  #setTop(): void {
+    this.#top = this.#levels[this.#levels.length - 1] as Level;
   }
 
   setup(plan: SpawnPlan): SpawnPlan {
@@ -401,6 +405,7 @@ class ShellIntegrationDetector implements FrameDetector {
     const exitCode = mark.startsWith("D;") ? Number.parseInt(mark.slice(2), 10) : Number.NaN;
     const code = Number.isNaN(exitCode) ? null : exitCode;
     const popped = this.#levels.splice(depth + 1);
+    this.#setTop();
     const outermost = popped[0];
     for (const level of popped.reverse()) {
       level.repl?.dispose?.();
@@ -636,6 +641,7 @@ class ShellIntegrationDetector implements FrameDetector {
       remote: program.remote,
       cwd: boot.cwd,
     });
+    this.#setTop();
     return frameEnd(this.#entered(program, boot.cwd));
   }
 
@@ -776,6 +782,7 @@ class ShellIntegrationDetector implements FrameDetector {
         program: candidate.program,
         remote: false,
       });
+      this.#setTop();
       this.#io?.endFrame(this.#entered(candidate.program, undefined));
       return;
     }
