@@ -6,6 +6,12 @@ export function omittedMarker(bytes: number): string {
   return `[… ${bytes} bytes omitted …]`;
 }
 
+/**
+ * Clean output up to this many bytes (counted as 3 a character) is held as one string; past it, in a
+ * {@link CappedText}. Well below CappedText's own first threshold (64 kB, where it starts staging).
+ */
+const SMALL_OUTPUT_BYTES = 16 * 1024;
+
 /** The output of one frame, finished. */
 export interface FrameOutput {
   readonly output: string;
@@ -45,7 +51,13 @@ export function defineRaw(target: { raw: string }, raw: string | (() => string))
  * program) and the frame's end: the clean output, bounded, and the raw bytes.
  */
 export class FrameCollector implements SealListener {
-  #output: CappedText;
+  /**
+   * The clean output once it may need its cap or its staging buffer; until then (most cells: a few
+   * lines) it is {@link FrameCollector.#small}, one string, as CappedText would hold it.
+   */
+  #output: CappedText | undefined;
+  /** The clean output while it is short (see {@link SMALL_OUTPUT_BYTES}). */
+  #small = "";
   readonly #raw: RawStore;
   readonly #maxBytes: number;
   #pieces: string[] = [];
@@ -61,8 +73,12 @@ export class FrameCollector implements SealListener {
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
-    this.#output = new CappedText(maxBytes, this);
-    this.#raw = new RawStore(maxBytes, () => this.#output.peek());
+    this.#raw = new RawStore(maxBytes, () => this.#outputText());
+  }
+
+  /** The clean output flushed so far, uncut. */
+  #outputText(): string {
+    return this.#output === undefined ? this.#small : this.#output.peek();
   }
 
   /** Adds a chunk of raw terminal text, before its clean text is added. */
@@ -98,13 +114,27 @@ export class FrameCollector implements SealListener {
     const text = this.#pieces.length === 1 ? (this.#pieces[0] as string) : this.#pieces.join("");
     this.#pieces = [];
     this.#piecesChars = 0;
-    const total = this.#output.totalBytes;
+    let output = this.#output;
+    if (output === undefined) {
+      // Short enough, even at 3 bytes a character, that no cap or staging buffer can be near.
+      if ((this.#cleanChars + text.length) * 3 <= Math.min(this.#maxBytes, SMALL_OUTPUT_BYTES)) {
+        this.#small += text;
+        this.#cleanChars += text.length;
+        return text;
+      }
+      // From now on it is held as a long output would be: what it held so far goes in first.
+      output = new CappedText(this.#maxBytes, this);
+      output.append(this.#small);
+      this.#small = "";
+      this.#output = output;
+    }
+    const total = output.totalBytes;
     if (this.#rawRanges && total + text.length * 3 > this.#maxBytes && total + Buffer.byteLength(text) > this.#maxBytes) {
       // The clean output is about to be cut: raw text pointing into it becomes text again.
       this.#raw.materialize(false);
       this.#rawRanges = false;
     }
-    this.#output.append(text);
+    output.append(text);
     this.#cleanChars += text.length;
     return text;
   }
@@ -114,15 +144,15 @@ export class FrameCollector implements SealListener {
    * `lastStagedTo` (see `CappedText.lastStaged`); undefined when it was not.
    */
   get lastStaged(): Buffer | undefined {
-    return this.#output.lastStaged;
+    return this.#output?.lastStaged;
   }
 
   get lastStagedFrom(): number {
-    return this.#output.lastStagedFrom;
+    return this.#output?.lastStagedFrom ?? -1;
   }
 
   get lastStagedTo(): number {
-    return this.#output.lastStagedTo;
+    return this.#output?.lastStagedTo ?? 0;
   }
 
   /** Forgets the output so far (it was echo). */
@@ -131,16 +161,17 @@ export class FrameCollector implements SealListener {
     this.#pieces = [];
     this.#piecesChars = 0;
     this.#cleanChars = 0;
+    this.#small = "";
     // Usually nothing reached the output yet (the echo was never collected): the empty one is kept.
-    if (this.#output.totalBytes > 0) {
+    if (this.#output !== undefined && this.#output.totalBytes > 0) {
       this.#output.abandon();
-      this.#output = new CappedText(this.#maxBytes, this);
+      this.#output = undefined;
     }
   }
 
   /** The output so far, uncut. */
   peek(): string {
-    const text = this.#output.peek() + this.#pieces.join("");
+    const text = this.#outputText() + this.#pieces.join("");
     return text.endsWith("\n") ? text.slice(0, -1) : text;
   }
 
@@ -151,7 +182,8 @@ export class FrameCollector implements SealListener {
    */
   finish(dropLines = 0): FrameOutput {
     this.flush();
-    const output = this.#output.finishPieces(omittedMarker);
+    const output =
+      this.#output === undefined ? { pieces: [this.#small], truncated: false, omittedBytes: 0 } : this.#output.finishPieces(omittedMarker);
     const raw = this.#raw.finish(output.truncated ? undefined : output.pieces, omittedMarker);
     const pieces = output.pieces;
     // One piece and no line to drop (most cells): only its final newline goes, with no piece lists made.
