@@ -46,10 +46,12 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
 /**
  * The text bash parses and runs before every prompt (a `PROMPT_COMMAND` element): bash parses it
  * afresh each time, some 300 instructions a character, so its names are short. `__atk` holds the
- * one key `.$PS1$PS2$PS0$PWD` last checked (a hash lookup costs a quarter of matching the marks
- * as patterns); when the prompts or the directory changed, `__atr` rechecks them.
+ * one key `.$PS1$PS2$PS0$PWD` last checked, as an empty element (a hash lookup costs a quarter of
+ * matching the marks as patterns): the word expands to nothing, a command bash does not run,
+ * unless the prompts or the directory changed, when it names `__atr`, which rechecks them (no
+ * `[[ ]]` around the lookup: 4k instructions less a prompt).
  */
-const LOOKUP = "[[ ${__atk[.$PS1$PS2$PS0$PWD]-} ]]||__atr";
+const LOOKUP = "${__atk[.$PS1$PS2$PS0$PWD]-__atr}";
 
 /**
  * bash: the prompt opens with the status mark, which is also its ready mark (readline draws the
@@ -59,14 +61,20 @@ const LOOKUP = "[[ ${__atk[.$PS1$PS2$PS0$PWD]-} ]]||__atr";
  * commands do). `promptvarsOn`: no rc file was read, so the prompts are expanded (bash's default).
  */
 export function bashMarks(prefix: string, keys?: string, promptvarsOn = false): string[] {
-  const marked = (kind: string) => shellQuote(`${prefix}${kind}`);
-  // The prompt opens with the status mark (expanded once per prompt; a redraw repeats it
+  // The prompts name the marks by variable instead of holding their text: bash expands a prompt's
+  // own characters one at a time (an allocation each in a UTF-8 locale) but a variable's value in
+  // one piece, and the prompts stay short for the check that keys on them (12k instructions less a
+  // cell). The prompt opens with the status mark (expanded once per prompt; a redraw repeats it
   // unchanged): nothing for PROMPT_COMMAND to print, and no second mark, since readline goes over
-  // its prompt byte by byte several times a line in a UTF-8 locale (some 1,900 instructions a byte
-  // of mark here): the working directory is not in it.
-  const statusMark = shellQuote(`\\[\\e]${prefix}D;$?\\a\\]`);
-  const continuationMark = shellQuote(`\\[\\e]${prefix}P\\a\\]`);
-  const startMark = shellQuote(`\\e]${prefix}C\\a`);
+  // its prompt byte by byte several times a line in a UTF-8 locale: the working directory is not
+  // in it. The status mark's OSC opening stays in PS1 itself: a program that inherits an exported
+  // PS1 without the variables (a nested interactive bash, tmux) prints an OSC 6973 that terminals
+  // ignore, not the status and a bell.
+  const osc = prefix.slice(0, prefix.indexOf(";") + 1);
+  const names = `__ats=${shellQuote(`${prefix.slice(osc.length)}D;`)} __atc=$'\\e]${prefix}C\\a' __atq=$'\\e]${prefix}P\\a'`;
+  const statusMark = shellQuote(`\\[\\e]${osc}\${__ats}$?\\a\\]`);
+  const continuationMark = shellQuote("\\[${__atq}\\]");
+  const startMark = shellQuote("${__atc}");
   // The working directory, printed before the prompt only when it changed (the prompt's own stream).
   const cwdMark = `builtin printf '\\033]${prefix}W;%s\\007' "$PWD" >&2`;
   return [
@@ -77,13 +85,15 @@ export function bashMarks(prefix: string, keys?: string, promptvarsOn = false): 
     keys === undefined
       ? `{ ${["emacs", "vi-insert", "vi-command"].map((map) => `bind -m ${map} '"\\C-x\\C-k": kill-whole-line'`).join("; ")}; } 2>/dev/null`
       : `bind -m emacs -f ${shellQuote(keys)} 2>/dev/null`,
+    // The marks' text, for this level (a shell set up again, nested, gets its own).
+    names,
     // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
     `__atm() { ` +
-      `case "$PS1" in *${marked("D;")}*) ;; *) PS1=${statusMark}"$PS1" ;; esac; ` +
-      `case "$PS2" in *${marked("P")}*) ;; *) PS2=${continuationMark}"$PS2" ;; esac; ` +
-      `case "$PS0" in *${marked("C")}*) ;; *) PS0="$PS0"${startMark} ;; esac; }`,
-    // From a start-up file the prompts cannot hold this session's marks yet (its secret is new): they
-    // are added without looking. Typed in-band, into a shell that may have them, they are looked for.
+      `case "$PS1" in *${statusMark}*) ;; *) PS1=${statusMark}"$PS1" ;; esac; ` +
+      `case "$PS2" in *${continuationMark}*) ;; *) PS2=${continuationMark}"$PS2" ;; esac; ` +
+      `case "$PS0" in *${startMark}*) ;; *) PS0="$PS0"${startMark} ;; esac; }`,
+    // From a start-up file the prompts cannot hold the marks yet: they are added without looking.
+    // Typed in-band, into a shell that may have them, they are looked for.
     keys === undefined ? "__atm" : `PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}`,
     // The prompts as marked, and (__atr, run before every prompt when they or the directory changed)
     // the check: the directory is said, and the marks put back unless the prompts are the ones last
@@ -91,7 +101,7 @@ export function bashMarks(prefix: string, keys?: string, promptvarsOn = false): 
     // (An element assigned alone costs bash less than a list assigned to the whole array.)
     "declare -gA __atk __atp; __atp[.$PS1$PS2$PS0]=1",
     `__atr() { [[ \${__atp[.$PS1$PS2$PS0]-} ]] || { __atm; __atp=([".$PS1$PS2$PS0"]=1); }; ` +
-      `${cwdMark}; __atk=(); __atk[.$PS1$PS2$PS0$PWD]=1; }`,
+      `${cwdMark}; __atk=(); __atk[.$PS1$PS2$PS0$PWD]=; }`,
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
     `if ((BASH_VERSINFO*100+BASH_VERSINFO[1]>500)); then ((\${#PROMPT_COMMAND[@]}))||PROMPT_COMMAND=('');PROMPT_COMMAND+=(${shellQuote(LOOKUP)}); ` +
