@@ -158,7 +158,7 @@ export class FrameCollector implements SealListener {
   /** Forgets the output so far (it was echo). */
   discard(): void {
     this.#raw.materialize(true);
-    this.#pieces = [];
+    if (this.#pieces.length > 0) this.#pieces = [];
     this.#piecesChars = 0;
     this.#cleanChars = 0;
     this.#small = "";
@@ -182,6 +182,18 @@ export class FrameCollector implements SealListener {
    */
   finish(dropLines = 0): FrameOutput {
     this.flush();
+    if (this.#output === undefined && dropLines <= 0) {
+      // A short output with no line to drop (most cells): only its final newline goes, with no piece lists made.
+      const small = this.#small;
+      const raw = this.#raw.finish(undefined, omittedMarker);
+      return {
+        output: small.endsWith("\n") ? small.slice(0, -1) : small,
+        truncated: false,
+        omittedBytes: 0,
+        raw: raw.text,
+        rawOmittedBytes: raw.omittedBytes,
+      };
+    }
     const output =
       this.#output === undefined ? { pieces: [this.#small], truncated: false, omittedBytes: 0 } : this.#output.finishPieces(omittedMarker);
     const raw = this.#raw.finish(output.truncated ? undefined : output.pieces, omittedMarker);

@@ -117,7 +117,7 @@ export class RawStore {
    * `rangesFromNowOn` is false.
    */
   materialize(rangesFromNowOn: boolean): void {
-    this.#mirrors = [];
+    if (this.#mirrors.length > 0) this.#mirrors = [];
     this.#gap = "";
     this.#rangesAllowed &&= rangesFromNowOn;
     this.#flushPending();

@@ -324,7 +324,7 @@ export class CellLifecycle {
       run.startedAt = new Date();
       run.startTime = performance.now();
     }
-    run.setStatus("running");
+    if (run.status !== "running") run.setStatus("running");
     this.#armTimeout(run, run.options.timeoutMs, run.startTime);
     if (run.unlisten === undefined) this.#watchAbort(run);
     if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "fired", cellId: run.id, status: "running" });

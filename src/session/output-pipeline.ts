@@ -268,8 +268,7 @@ export class OutputPipeline {
   }
 
   /** Moves the clean text of the current chunk to the frame, the cell's consumers and the transcript. */
-  #flush(): void {
-    const frame = this.#host.frame();
+  #flush(frame = this.#host.frame()): void {
     if (frame === undefined) return;
     const text = frame.flush();
     if (text === "") return;
@@ -357,7 +356,7 @@ export class OutputPipeline {
       this.#assembler.flushPartial(this.#sink);
       this.#lastPartial = "";
       if (verdict.note !== undefined) frame.add(`${verdict.note}\n`);
-      this.#flush();
+      this.#flush(frame);
       frame.collecting = false;
     }
   }
@@ -398,7 +397,7 @@ export class OutputPipeline {
    * `note` on how it ended.
    */
   closeFrame(frame: FrameCollector, control: CellControl, note: string | undefined): void {
-    this.#flush();
+    this.#flush(frame);
     if (this.#liveGate) {
       const text = frame.peek();
       if (text !== "") {
@@ -410,7 +409,7 @@ export class OutputPipeline {
       // After the output ended: the detector's word on how the cell ended.
       frame.collecting = true;
       frame.add(`${note}\n`);
-      this.#flush();
+      this.#flush(frame);
     }
   }
 

@@ -368,6 +368,26 @@ function endsOutsideEscape(text: string, from: number, to: number): boolean {
   return WHOLE_CSI.test(text);
 }
 
+/** A private mode set/reset where it is put (sticky), for {@link withoutLastMode}. */
+const PRIVATE_MODE_HERE = /\x1b\[\?[\d;]*[hl]/y;
+
+/**
+ * `text` without its only escape sequence, a private mode set/reset that ends it (or is followed by
+ * a CR only): what bash's prompt and its command's echo hold (`…\r\n\x1b[?2004h`, `…\x1b[?2004l\r`).
+ * The same as removing every {@link PRIVATE_MODES} match, without a regular-expression replace;
+ * `undefined` for any other text.
+ */
+function withoutLastMode(text: string): string | undefined {
+  const at = text.lastIndexOf("\x1b");
+  if (at === -1 || (at > 0 && text.lastIndexOf("\x1b", at - 1) !== -1)) return undefined;
+  PRIVATE_MODE_HERE.lastIndex = at;
+  if (!PRIVATE_MODE_HERE.test(text)) return undefined;
+  const end = PRIVATE_MODE_HERE.lastIndex;
+  if (end === text.length) return text.slice(0, at);
+  if (end === text.length - 1 && text.charCodeAt(end) === 0x0d) return `${text.slice(0, at)}\r`;
+  return undefined;
+}
+
 /**
  * What `text` holds for lines, as plain text (see `scanPlainChunk`), when all that keeps it off the
  * plain path are private mode sets/resets and carriage returns at the start of a line (bash's prompt
@@ -378,7 +398,7 @@ function lineOnly(text: string, atLineStart: boolean): string | undefined {
   if (!text.includes("\x1b[?") && !text.includes("\n\r") && !(atLineStart && text.startsWith("\r"))) return undefined;
   // An OSC string (a shell integration mark, a title) is never plain: no need to look further.
   if (text.includes("\x1b]")) return undefined;
-  let plain = text.replace(PRIVATE_MODES, "");
+  let plain = withoutLastMode(text) ?? text.replace(PRIVATE_MODES, "");
   // After a newline (or on an empty line) a CR moves nothing; before a newline it is a line end.
   if (plain.includes("\n\r")) plain = plain.replaceAll("\n\r", "\n");
   if (atLineStart) while (plain.startsWith("\r") && !plain.startsWith("\r\n")) plain = plain.slice(1);
