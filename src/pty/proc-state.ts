@@ -57,6 +57,10 @@ const WAIT_SYSCALLS: Partial<Record<string, ReadonlyMap<number, WaitKind>>> = {
   ]),
 };
 
+const WAIT_TABLE = WAIT_SYSCALLS[process.arch];
+/** The syscall number and its first two arguments (at most 13 hex digits: every number read is safe). */
+const SYSCALL_WORDS = /^(\d{1,9}) (0x[0-9a-f]{1,13}) (0x[0-9a-f]{1,13})(?: |$)/;
+
 /** Kernel functions a task sleeps in while waiting on a terminal or on select/poll/epoll. */
 const TERMINAL_WCHAN =
   /^(n_tty_read|tty_read|wait_woken|do_select|core_sys_select|do_sys_poll|poll_schedule_timeout.*|ep_poll|do_epoll_wait)$/;
@@ -68,6 +72,37 @@ const EPOLL_INPUT = 0x1 | 0x2 | 0x40; // EPOLLIN | EPOLLPRI | EPOLLRDNORM
 const MAX_THREADS_CHECKED = 64;
 
 let procAvailable: boolean | undefined;
+
+/**
+ * The `/proc` paths a check reads of one process, made once: a path built afresh is a new string
+ * whose hash the kept-descriptor map computes again on every check.
+ */
+interface ProcPaths {
+  readonly stat: string;
+  readonly syscall: string;
+  readonly mem: string;
+  /** `fdinfo/<fd>`, by descriptor (the low ones a check looks at). */
+  readonly fdinfo: string[];
+}
+const procPaths = new Map<number, ProcPaths>();
+const MAX_PROC_PATHS = 1024;
+const MAX_FDINFO_PATHS = 64;
+
+function pathsOf(pid: number): ProcPaths {
+  let paths = procPaths.get(pid);
+  if (paths === undefined) {
+    if (procPaths.size >= MAX_PROC_PATHS) procPaths.clear();
+    paths = { stat: `/proc/${pid}/task/${pid}/stat`, syscall: `/proc/${pid}/syscall`, mem: `/proc/${pid}/mem`, fdinfo: [] };
+    procPaths.set(pid, paths);
+  }
+  return paths;
+}
+
+function fdinfoPath(pid: number, fd: number): string {
+  if (fd >= MAX_FDINFO_PATHS) return `/proc/${pid}/fdinfo/${fd}`;
+  const paths = pathsOf(pid).fdinfo;
+  return (paths[fd] ??= `/proc/${pid}/fdinfo/${fd}`);
+}
 
 /** Whether Linux `/proc` can be read here (false on macOS, Windows, or without procfs). */
 export function isLinuxProcAvailable(): boolean {
@@ -157,36 +192,39 @@ export function listSessionProcesses(sid: number): number[] {
 }
 
 /**
+ * After the command's closing parenthesis in `/proc/<pid>/stat`: state ppid pgrp session tty_nr
+ * tpgid, 11 fields (flags to nice), num_threads. At most 15 digits: every number read is safe.
+ */
+const STAT_FIELDS = /\) (\S) -?\d+ (-?\d{1,15}) (-?\d{1,15}) (-?\d{1,15}) (-?\d{1,15})(?: \S+){11} (\d{1,15})(?: |$)/y;
+
+/**
  * Parses `/proc/<pid>/stat`; `comm` may hold spaces and parentheses. `kept`: read
  * through a kept descriptor, and from the main thread's own file (`/proc/<pid>/task/<pid>/stat`),
  * which holds the same fields but costs the kernel less (no sums over the threads): 7 µs instead
  * of 10–18 µs here, read on every check.
  */
 function readStat(id: number, kept = false): ProcStat | undefined {
-  const text = kept ? readProcFile(`/proc/${id}/task/${id}/stat`) : readText(`/proc/${id}/stat`);
+  const text = kept ? readProcFile(pathsOf(id).stat) : readText(`/proc/${id}/stat`);
   if (text === undefined) return undefined;
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return undefined;
-  // After ") ": state ppid pgrp session tty_nr tpgid flags minflt cminflt
-  // majflt cmajflt utime stime cutime cstime priority nice num_threads …
-  const fields = text.slice(close + 2).split(" ", 18);
+  // One match from the command's last ")" (a split into 18 strings and six conversions checked one
+  // by one cost half as much again, in code run too seldom to be optimized).
+  STAT_FIELDS.lastIndex = close;
+  const fields = STAT_FIELDS.exec(text);
   const pid = Number(text.slice(0, open));
-  const pgrp = Number(fields[2]);
-  const session = Number(fields[3]);
-  const ttyNr = Number(fields[4]);
-  const tpgid = Number(fields[5]);
-  const threads = Number(fields[17]);
-  if (
-    !Number.isSafeInteger(pid) ||
-    !Number.isSafeInteger(pgrp) ||
-    !Number.isSafeInteger(session) ||
-    !Number.isSafeInteger(ttyNr) ||
-    !Number.isSafeInteger(tpgid) ||
-    !Number.isSafeInteger(threads)
-  )
-    return undefined;
-  return { pid, comm: text.slice(open + 1, close), state: fields[0] ?? "?", pgrp, session, ttyNr, tpgid, threads };
+  if (fields === null || !Number.isSafeInteger(pid)) return undefined;
+  return {
+    pid,
+    comm: text.slice(open + 1, close),
+    state: fields[1] as string,
+    pgrp: Number(fields[2]),
+    session: Number(fields[3]),
+    ttyNr: Number(fields[4]),
+    tpgid: Number(fields[5]),
+    threads: Number(fields[6]),
+  };
 }
 
 /**
@@ -238,7 +276,7 @@ function scanProcesses(keep: (stat: ProcStat) => boolean): ProcStat[] {
 
 /** Whether any thread of the process sleeps waiting for input from the terminal `ttyNr`. */
 function isBlockedOnTerminal(stat: ProcStat, ttyNr: number): boolean {
-  if (taskWaitsOnTerminal(stat.pid, `/proc/${stat.pid}`, stat.state, ttyNr)) return true;
+  if (taskWaitsOnTerminal(stat.pid, undefined, stat.state, ttyNr)) return true;
   if (stat.threads <= 1 || stat.threads > MAX_THREADS_CHECKED) return false;
   for (const tid of listNumeric(`/proc/${stat.pid}/task`)) {
     if (tid === stat.pid) continue;
@@ -248,17 +286,17 @@ function isBlockedOnTerminal(stat: ProcStat, ttyNr: number): boolean {
   return false;
 }
 
-function taskWaitsOnTerminal(pid: number, dir: string, state: string, ttyNr: number): boolean {
+/** `dir`: a thread's directory, or `undefined` for the process's main thread. */
+function taskWaitsOnTerminal(pid: number, dir: string | undefined, state: string, ttyNr: number): boolean {
   if (state !== "S") return false;
-  const syscall = readProcFile(`${dir}/syscall`);
-  const table = WAIT_SYSCALLS[process.arch];
-  if (syscall === undefined || table === undefined) return wchanSuggestsTerminal(pid, dir, ttyNr);
-  // "<nr> <arg0> <arg1> …" (hex arguments), or "running": only the first three words are needed.
-  const words = syscall.split(" ", 3);
-  const kind = table.get(Number(words[0]));
-  if (kind === undefined) return false;
-  const arg0 = words[1] === undefined ? -1 : Number(words[1]);
-  const arg1 = words[2] === undefined ? 0 : Number(words[2]);
+  const syscall = readProcFile(dir === undefined ? pathsOf(pid).syscall : `${dir}/syscall`);
+  if (syscall === undefined || WAIT_TABLE === undefined) return wchanSuggestsTerminal(pid, dir, ttyNr);
+  // "<nr> <arg0> <arg1> …" (hex arguments), "-1 …" (asleep outside a syscall) or "running".
+  const words = SYSCALL_WORDS.exec(syscall);
+  const kind = words === null ? undefined : WAIT_TABLE.get(Number(words[1]));
+  if (words === null || kind === undefined) return false;
+  const arg0 = Number(words[2]);
+  const arg1 = Number(words[3]);
   switch (kind) {
     case "read":
       return isTerminalFd(pid, arg0, ttyNr);
@@ -309,21 +347,26 @@ function epollWatchesTerminal(pid: number, epfd: number, ttyNr: number): boolean
 }
 
 /** Without `/proc/<pid>/syscall`: the kernel wait point, and stdin being the terminal. */
-function wchanSuggestsTerminal(pid: number, dir: string, ttyNr: number): boolean {
-  const wchan = readText(`${dir}/wchan`)?.trim() ?? "";
+function wchanSuggestsTerminal(pid: number, dir: string | undefined, ttyNr: number): boolean {
+  const wchan = readText(`${dir ?? `/proc/${pid}`}/wchan`)?.trim() ?? "";
   return TERMINAL_WCHAN.test(wchan) && isTerminalFd(pid, 0, ttyNr);
 }
 
 /**
- * Files known to be a terminal: `"<mnt_id>:<ino>"` (from `/proc/<pid>/fdinfo/<fd>`) to the
+ * Files known to be a terminal: their mount id and inode (from `/proc/<pid>/fdinfo/<fd>`, see `fileKey`) to the
  * terminal's device number. Only pseudo-terminals (devpts gives pts N the same inode for as long as
  * the mount lives) are kept; `/dev/tty` and the rest are stat'ed every time.
  */
-const terminalFiles = new Map<string, number>();
+const terminalFiles = new Map<number | string, number>();
 const MAX_TERMINAL_FILES = 1024;
 /** Major device numbers of Unix 98 pseudo-terminal slaves (`/dev/pts/N`). */
 const PTS_MAJORS = new Set([136, 137, 138, 139, 140, 141, 142, 143]);
-const FDINFO_FILE = /^mnt_id:\s*(\d+)$[^]*^ino:\s*(\d+)$/m;
+const FDINFO_FILE = /^mnt_id:\s*(\d{1,15})$[^]*^ino:\s*(\d{1,15})$/m;
+
+/** A file's key in `terminalFiles`: one number where it fits (no string to make and hash per check). */
+function fileKey(mountId: number, inode: number): number | string {
+  return mountId < 0x100000 && inode < 0x100000000 ? mountId * 0x100000000 + inode : `${mountId}:${inode}`;
+}
 
 /**
  * Whether descriptor `fd` of `pid` is the terminal (`/dev/pts/N` or `/dev/tty`). A descriptor's
@@ -332,15 +375,15 @@ const FDINFO_FILE = /^mnt_id:\s*(\d+)$[^]*^ino:\s*(\d+)$/m;
  */
 function isTerminalFd(pid: number, fd: number, ttyNr: number): boolean {
   if (!Number.isSafeInteger(fd) || fd < 0) return false;
-  const info = readProcFile(`/proc/${pid}/fdinfo/${fd}`);
+  const info = readProcFile(fdinfoPath(pid, fd));
   const file = info === undefined ? null : FDINFO_FILE.exec(info);
-  const key = file === null ? undefined : `${file[1]}:${file[2]}`;
+  const key = file === null ? undefined : fileKey(Number(file[1]), Number(file[2]));
   if (key !== undefined && terminalFiles.get(key) === ttyNr) return true;
   try {
     const stats = statSync(`/proc/${pid}/fd/${fd}`);
     if (!stats.isCharacterDevice()) return false;
     if (key !== undefined && stats.rdev === ttyNr && PTS_MAJORS.has((ttyNr >>> 8) & 0xfff)) {
-      if (terminalFiles.size >= MAX_TERMINAL_FILES) terminalFiles.delete(terminalFiles.keys().next().value as string);
+      if (terminalFiles.size >= MAX_TERMINAL_FILES) terminalFiles.delete(terminalFiles.keys().next().value as number | string);
       terminalFiles.set(key, ttyNr);
     }
     return stats.rdev === ttyNr || stats.rdev === DEV_TTY;
@@ -352,6 +395,16 @@ function isTerminalFd(pid: number, fd: number, ttyNr: number): boolean {
 /** Where {@link readMemory} reads what fits (its callers look at it before the next read). */
 const memoryScratch = Buffer.allocUnsafe(4096);
 const LITTLE_ENDIAN = endianness() === "LE";
+/**
+ * `[memoryScratch.subarray(0, length)]` for the short lengths read on every check (select's
+ * descriptor set is a byte or a few), made once: `readvSync` checks fewer arguments than `readSync`.
+ */
+const memoryViews: (Buffer[] | undefined)[] = [];
+const MAX_MEMORY_VIEW = 128;
+
+function memoryViewOf(length: number): Buffer[] {
+  return (memoryViews[length] ??= [memoryScratch.subarray(0, length)]);
+}
 
 /**
  * Reads `length` bytes of the process's memory at `address`; `undefined` if not allowed. Up to
@@ -359,13 +412,13 @@ const LITTLE_ENDIAN = endianness() === "LE";
  */
 function readMemory(pid: number, address: number, length: number, retry = true): Buffer | undefined {
   if (!LITTLE_ENDIAN || !Number.isSafeInteger(address) || address <= 0) return undefined;
-  const path = `/proc/${pid}/mem`;
+  const path = pathsOf(pid).mem;
   const fd = openProcFile(path);
   if (fd === undefined) return undefined;
   let read = 0;
   const buffer = length <= memoryScratch.length ? memoryScratch : Buffer.alloc(length);
   try {
-    read = readSync(fd, buffer, 0, length, address);
+    read = length <= MAX_MEMORY_VIEW ? readvSync(fd, memoryViewOf(length), address) : readSync(fd, buffer, 0, length, address);
   } catch {
     // Not mapped, or the process is gone.
   }
@@ -395,7 +448,17 @@ const procFiles = new Map<string, number>();
 /** Kept descriptors at most (see {@link keptProcFilesFor}); read from this process's limit when first needed. */
 let maxProcFiles: number | undefined;
 const PROC_FILES_IDLE_MS = 200;
-const procBuffer = Buffer.allocUnsafe(8192);
+/**
+ * A buffer with Node's own decoder for a range (what `toString("utf8", start, end)` calls after
+ * checking its arguments: about half the cost of that call in code run too seldom to be optimized).
+ */
+interface RangeDecoding {
+  utf8Slice(start: number, end: number): string;
+}
+const procBuffer = Buffer.allocUnsafe(8192) as Buffer & RangeDecoding;
+// Not in Node's documented API: where it is missing, the documented call stands in.
+if (typeof procBuffer.utf8Slice !== "function")
+  procBuffer.utf8Slice = (start: number, end: number) => procBuffer.toString("utf8", start, end);
 /** `procBuffer` as `readvSync` takes it: a read through `readvSync` costs less JavaScript than one through `readSync` (fewer argument checks). */
 const procBufferList = [procBuffer];
 /** Whether a check used the kept descriptors since the idle timer last looked (cheaper than a clock read per file). */
@@ -448,6 +511,7 @@ function forgetProcFile(path: string): void {
 
 function closeProcFiles(): void {
   for (const path of [...procFiles.keys()]) forgetProcFile(path);
+  procPaths.clear();
 }
 
 function closeIdleProcFiles(): void {
@@ -473,7 +537,7 @@ function readProcFile(path: string): string | undefined {
     return readText(path);
   }
   if (read === procBuffer.length) return readText(path);
-  return procBuffer.toString("utf8", 0, read);
+  return procBuffer.utf8Slice(0, read);
 }
 
 function listNumeric(dir: string): number[] {
