@@ -5,11 +5,14 @@ const BLOCK_BYTES = 64 << 10;
 /** The first block's size; it grows (doubling) to {@link BLOCK_BYTES} while it is the only one. */
 const FIRST_BYTES = 4096;
 /**
- * Appends are gathered up to this many characters, or {@link BATCH_PIECES} pieces, and written
- * in one go (a cell makes two or three small ones; each write to the blocks has a fixed cost).
+ * Appends are gathered up to this many characters and written in one go (a cell makes two or three
+ * small ones; each write to the blocks has a fixed cost).
  */
 const BATCH_CHARS = 8192;
-/** Also bounds what pending pieces keep alive (a slice holds the chunk it was cut from). */
+/**
+ * Pieces gathered before they are joined into one (a copy: a slice holds the chunk it was cut from,
+ * and this bounds what pending pieces keep alive), still waiting for {@link BATCH_CHARS}.
+ */
 const BATCH_PIECES = 32;
 
 /** Bytes of a block the transcript holds: `used` of them, from its start. */
@@ -75,7 +78,8 @@ export class Transcript {
     if (text === "") return;
     this.#pending.push(text);
     this.#pendingChars += text.length;
-    if (this.#pendingChars >= BATCH_CHARS || this.#pending.length >= BATCH_PIECES) this.#flush();
+    if (this.#pendingChars >= BATCH_CHARS) this.#flush();
+    else if (this.#pending.length >= BATCH_PIECES) this.#pending = [this.#pending.join("")];
   }
 
   /**
