@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { crlfToLf, isCrlfOnly, scanPlainChunk } from "../../src/terminal/crlf.js";
+import { seededRandom } from "../helpers/seeded-random.js";
 
 describe("crlfToLf", () => {
   it("gives what replaceAll gives, for ASCII, multi-byte and astral text, at any offsets", () => {
@@ -65,5 +66,36 @@ describe("scanPlainChunk", () => {
     expect(scanPlainChunk("\x1b[0m")).toBe(false);
     expect(isCrlfOnly(first)).toBe(false);
     expect(crlfToLf(first, 3, 300)).toBe(first.slice(3, 300).replaceAll("\r\n", "\n"));
+  });
+});
+
+describe("scanPlainChunk on long chunks (scanned byte by byte)", () => {
+  // What the scan must say, by regular expressions: no control character but TAB, LF and CR, a CR
+  // only before an LF or at the very end; and the clean text is the chunk with CR LF as LF.
+  const notPlain = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n|$)/;
+  const pieces = ["1234567", "a", "bc", "\r\n", "\r\n", "\n", "\t", " ", "\r", "\x1b[0m", "\x7f", "\x01", "\x1f", "\x0b", "~"];
+
+  it("says what a regular expression says, and converts parts as replaceAll does, at every alignment", () => {
+    const random = seededRandom(11);
+    for (let round = 0; round < 3_000; round++) {
+      // Mostly printable text and CR LF, sometimes one of the rest, at any offset from the start.
+      let text = "x".repeat(Math.floor(random() * 4));
+      while (text.length < 256 + Math.floor(random() * 200)) {
+        text += pieces[random() < 0.97 ? Math.floor(random() * 5) : Math.floor(random() * pieces.length)];
+      }
+      const afterCr = random() < 0.2;
+      const body = afterCr && text.startsWith("\n") ? text.slice(1) : text;
+      const plain = !notPlain.test(text);
+      expect(scanPlainChunk(text, afterCr), JSON.stringify(text)).toBe(plain);
+      if (!plain) continue;
+      expect(isCrlfOnly(text), JSON.stringify(text)).toBe(!/(?:^|[^\r])\n/.test(body));
+      const end = text.endsWith("\r") ? text.length - 1 : text.length;
+      for (const [from, to] of [
+        [0, end],
+        [text.indexOf("\n") + 1, text.lastIndexOf("\n") + 1],
+      ] as const) {
+        expect(crlfToLf(text, from, to), JSON.stringify(text)).toBe(text.slice(from, to).replaceAll("\r\n", "\n"));
+      }
+    }
   });
 });
