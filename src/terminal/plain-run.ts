@@ -106,7 +106,7 @@ export class PlainRun {
     const rest = cut === text.length ? "" : text.slice(cut);
     // A text holding enough lines by itself (a long burst appended at once) is cut inside: all
     // before its last lines falls out.
-    const start = tailStart(piece, this.#keepLineFeeds);
+    const start = tailStart(text, cut, this.#keepLineFeeds);
     if (start > 0) {
       for (let index = this.#first; index < this.#pieces.length; index++) this.#noteSgr(this.#pieces[index] as string);
       for (const part of this.#open) this.#noteSgr(part);
@@ -211,16 +211,17 @@ export class PlainRun {
  */
 export function holdsTail(text: string, lines: number): boolean {
   const cut = text.lastIndexOf("\r\n");
-  return cut !== -1 && tailStart(text.slice(0, cut + 2), lines) > 0;
+  return cut !== -1 && tailStart(text, cut + 2, lines) > 0;
 }
 
 /**
- * Where the shortest tail of `text` (which ends with CR LF) that starts right after a CR LF and holds
- * at least `lines` line feeds starts; -1 when there is none.
+ * Where the shortest tail of `text` up to `end` (where it ends with CR LF) that starts right after a
+ * CR LF and holds at least `lines` line feeds starts; -1 when there is none. (An end, not a slice: a
+ * character of a slice costs more to read.)
  */
-function tailStart(text: string, lines: number): number {
+function tailStart(text: string, end: number, lines: number): number {
   let count = 0;
-  for (let index = text.length - 1; index > 0; index--) {
+  for (let index = end - 1; index > 0; index--) {
     if (text.charCodeAt(index) !== 10) continue;
     if (count >= lines && text.charCodeAt(index - 1) === 13) return index + 1;
     count++;
