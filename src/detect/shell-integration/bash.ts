@@ -23,14 +23,16 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
     else args.push(arg);
   }
   // One `bind -f` reads the three key bindings from a file: three `bind` commands cost bash a
-  // tenth of its start-up (each scans the whole keymap for what the key was bound to).
-  const keys = files.write("inputrc", CLEAR_KEY_BINDINGS);
+  // tenth of its start-up (each scans the whole keymap for what the key was bound to). Without a
+  // line editor there is nothing to bind (the clear key is the terminal's own).
+  const keys = plan.args.includes("--noediting") ? null : files.write("inputrc", CLEAR_KEY_BINDINGS);
   const script = [
-    // The user's rc file first, then the marks (no comment: bash parses every character it is given).
+    // The user's rc file first, then the marks (no comment: bash parses every character it is given,
+    // some 300-500 instructions each in a start-up file).
     // --norc: nothing left of the PROMPT_COMMAND that loaded this file (no system rc file was read, so
     // the prompt is bash's own, or the one its environment gave, as with a plain `bash --norc`).
     userRc === undefined ? "unset PROMPT_COMMAND" : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
-    ...bashMarks(markPrefix, keys, userRc === undefined),
+    ...bashMarks(markPrefix, { keys, norc: userRc === undefined }),
     "",
   ].join("\n");
   const rcFile = files.write("bashrc", script);
@@ -57,10 +59,12 @@ const LOOKUP = "${__atk[.$PS1$PS2$PS0$PWD]-__atr}";
  * bash: the prompt opens with the status mark, which is also its ready mark (readline draws the
  * whole prompt in one write, once it has the terminal); the working directory comes in a mark of
  * its own when it changed since the last prompt; PS0 prints the start mark, PS2 the continuation
- * mark. `keys`: a readline init file that binds the clear key (else, typed in-band, three `bind`
- * commands do). `promptvarsOn`: no rc file was read, so the prompts are expanded (bash's default).
+ * mark. `startup`: the commands go in a start-up file (else they are typed in-band, into a shell
+ * that may already have marks); `keys` is a readline init file that binds the clear key (null: no
+ * line editor; typed in-band, three `bind` commands bind it), `norc`: no rc file was read, so the
+ * prompts are expanded (bash's default) and `PROMPT_COMMAND` is unset.
  */
-export function bashMarks(prefix: string, keys?: string, promptvarsOn = false): string[] {
+export function bashMarks(prefix: string, startup?: { keys: string | null; norc: boolean }): string[] {
   // The prompts name the marks by variable instead of holding their text: bash expands a prompt's
   // own characters one at a time (an allocation each in a UTF-8 locale) but a variable's value in
   // one piece, and the prompts stay short for the check that keys on them (12k instructions less a
@@ -77,14 +81,20 @@ export function bashMarks(prefix: string, keys?: string, promptvarsOn = false): 
   const startMark = shellQuote("${__atc}");
   // The working directory, printed before the prompt only when it changed (the prompt's own stream).
   const cwdMark = `builtin printf '\\033]${prefix}W;%s\\007' "$PWD" >&2`;
+  const keys = startup?.keys;
   return [
     // The marks expand the status inside the prompt.
-    ...(promptvarsOn ? [] : ["shopt -s promptvars"]),
+    ...(startup?.norc === true ? [] : ["shopt -s promptvars"]),
     // `-m emacs`: the keymap the file's `set keymap` lines leave is put back. One redirection for
-    // the three `bind` commands (each costs bash some ten system calls).
-    keys === undefined
-      ? `{ ${["emacs", "vi-insert", "vi-command"].map((map) => `bind -m ${map} '"\\C-x\\C-k": kill-whole-line'`).join("; ")}; } 2>/dev/null`
-      : `bind -m emacs -f ${shellQuote(keys)} 2>/dev/null`,
+    // the three `bind` commands (each costs bash some ten system calls). Under --norc no rc file
+    // turned the line editor off (--noediting binds nothing): `bind` has nothing to say.
+    ...(keys === undefined
+      ? [
+          `{ ${["emacs", "vi-insert", "vi-command"].map((map) => `bind -m ${map} '"\\C-x\\C-k": kill-whole-line'`).join("; ")}; } 2>/dev/null`,
+        ]
+      : keys === null
+        ? []
+        : [`bind -m emacs -f ${shellQuote(keys)}${startup?.norc === true ? "" : " 2>/dev/null"}`]),
     // The marks' text, for this level (a shell set up again, nested, gets its own).
     names,
     // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
@@ -92,21 +102,31 @@ export function bashMarks(prefix: string, keys?: string, promptvarsOn = false): 
       `case "$PS1" in *${statusMark}*) ;; *) PS1=${statusMark}"$PS1" ;; esac; ` +
       `case "$PS2" in *${continuationMark}*) ;; *) PS2=${continuationMark}"$PS2" ;; esac; ` +
       `case "$PS0" in *${startMark}*) ;; *) PS0="$PS0"${startMark} ;; esac; }`,
-    // From a start-up file the prompts cannot hold the marks yet: they are added without looking.
-    // Typed in-band, into a shell that may have them, they are looked for.
-    keys === undefined ? "__atm" : `PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}`,
-    // The prompts as marked, and (__atr, run before every prompt when they or the directory changed)
-    // the check: the directory is said, and the marks put back unless the prompts are the ones last
-    // checked (only the directory changed: a `cd`).
-    // (An element assigned alone costs bash less than a list assigned to the whole array.)
-    "declare -gA __atk __atp; __atp[.$PS1$PS2$PS0]=1",
+    // The check, run before every prompt when the prompts or the directory changed since the last
+    // one (see LOOKUP): the marks are put back unless the prompts are the ones last checked (only
+    // the directory changed: a `cd`), and the directory is said. (__atm is a function of its own:
+    // bash copies a function's body at each call, and a `cd` needs none of it.)
     `__atr() { [[ \${__atp[.$PS1$PS2$PS0]-} ]] || { __atm; __atp=([".$PS1$PS2$PS0"]=1); }; ` +
       `${cwdMark}; __atk=(); __atk[.$PS1$PS2$PS0$PWD]=; }`,
+    // From a start-up file the prompts cannot hold the marks yet: they are added without looking,
+    // the prompts and the directory noted as checked and the directory said, all without calling
+    // the check (that call was 4% of bash's instructions to its first prompt). Typed in-band, into a shell
+    // that may have them, the check runs once the element is in place.
+    // (An element assigned alone costs bash less than a list assigned to the whole array.)
+    ...(startup === undefined
+      ? ["declare -gA __atk __atp"]
+      : [
+          `PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}`,
+          "declare -gA __atk __atp; __atp[.$PS1$PS2$PS0]=1; __atk[.$PS1$PS2$PS0$PWD]=",
+        ]),
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
-    // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0 only.
-    `if ((BASH_VERSINFO*100+BASH_VERSINFO[1]>500)); then ((\${#PROMPT_COMMAND[@]}))||PROMPT_COMMAND=('');PROMPT_COMMAND+=(${shellQuote(LOOKUP)}); ` +
-      `else PROMPT_COMMAND="\${PROMPT_COMMAND:+\${PROMPT_COMMAND%;}; }"${shellQuote(LOOKUP)}; fi`,
+    // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0
+    // only. Before 5.1 bash runs element 0 alone: the check is added to it.
+    startup?.norc === true
+      ? `PROMPT_COMMAND=('' ${shellQuote(LOOKUP)})`
+      : `((\${#PROMPT_COMMAND[@]}))||PROMPT_COMMAND=('');PROMPT_COMMAND+=(${shellQuote(LOOKUP)})`,
+    "((BASH_VERSINFO*100+BASH_VERSINFO[1]>500))||PROMPT_COMMAND+=$'\\n'${PROMPT_COMMAND[1]}",
     // The first prompt's directory.
-    "__atr",
+    startup === undefined ? "__atr" : cwdMark,
   ];
 }
