@@ -174,7 +174,8 @@ class ShellIntegrationDetector implements FrameDetector {
   readonly #confirmer = new PromptConfirmer(() => this.#levelIo, { lingering: true });
   #incompleteWatch: NodeJS.Timeout | undefined;
   #lastFedAt = 0;
-  #pendingEnd: FrameEnd | undefined;
+  /** The end a status mark announced, already the verdict that ends the frame (most cells: handed on as it is). */
+  #pendingEnd: (FrameEnd & { readonly kind: "end" }) | undefined;
   /** Nested programs that ended during the cell (innermost first), reported with its end. */
   #left: LeftProgram[] = [];
   /** A REPL level's cell: its first complete line (the echo) has been seen. */
@@ -499,7 +500,7 @@ class ShellIntegrationDetector implements FrameDetector {
     const exitCode = Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
     const top = this.#top;
     if (fieldsEnd !== -1) top.cwd = mark.slice(fieldsEnd + 1);
-    this.#pendingEnd = { exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
+    this.#pendingEnd = { kind: "end", exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
     if (this.#awaitingStart && !this.#incomplete) {
       // No command started: the cell ran none (a comment, a syntax error), or the line editor
       // redrew its prompt between accepting the line and running it. Only a prompt that stays ends it.
@@ -523,7 +524,9 @@ class ShellIntegrationDetector implements FrameDetector {
         this.#outputStarted = false;
         this.#stopNestedWatch();
       }
-      return end === undefined ? undefined : frameEnd(this.#withNesting(end));
+      if (end === undefined) return undefined;
+      const ended = this.#withNesting(end);
+      return ended === end ? end : frameEnd(ended);
     }
     this.#tentative = false;
     const confirmed = this.#confirmer.confirm(() => {
