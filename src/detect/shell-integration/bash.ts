@@ -97,11 +97,11 @@ export function bashMarks(prefix: string, startup?: { keys: string | null; norc:
         : [`bind -m emacs -f ${shellQuote(keys)}${startup?.norc === true ? "" : " 2>/dev/null"}`]),
     // The marks' text, for this level (a shell set up again, nested, gets its own).
     names,
-    // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt.
-    `__atm() { ` +
-      `case "$PS1" in *${statusMark}*) ;; *) PS1=${statusMark}"$PS1" ;; esac; ` +
-      `case "$PS2" in *${continuationMark}*) ;; *) PS2=${continuationMark}"$PS2" ;; esac; ` +
-      `case "$PS0" in *${startMark}*) ;; *) PS0="$PS0"${startMark} ;; esac; }`,
+    // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt (`[[ ]]`,
+    // not `case`: fewer characters for bash to parse at start-up).
+    `__atm() { [[ $PS1 == *${statusMark}* ]]||PS1=${statusMark}$PS1; ` +
+      `[[ $PS2 == *${continuationMark}* ]]||PS2=${continuationMark}$PS2; ` +
+      `[[ $PS0 == *${startMark}* ]]||PS0+=${startMark}; }`,
     // The check, run before every prompt when the prompts or the directory changed since the last
     // one (see LOOKUP): the marks are put back unless the prompts are the ones last checked (only
     // the directory changed: a `cd`), and the directory is said. (__atm is a function of its own:
