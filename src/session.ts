@@ -130,6 +130,11 @@ export class Session {
 
   /** Subscription only is public (on/once/off): callers cannot emit a session's events. */
   readonly #emitter = new EventEmitter<SessionEvents>();
+  /**
+   * Whether anyone ever subscribed (`on`, `once`): until then no event has a listener, and asking the
+   * emitter (a lookup by name for each chunk and each cell event) is skipped.
+   */
+  #subscribed = false;
   readonly #options: NormalizedSessionOptions;
   readonly #detector: FrameDetector;
   /** Terminal text in; clean lines, detector verdicts, transcript, streams and the screen out. */
@@ -168,7 +173,7 @@ export class Session {
       endFrame: (end) => this.#endFrame(end),
       detectorFailed: (error) => this.#detectorFailed(error),
       raw: (text) => {
-        if (this.#emitter.listenerCount("data") > 0) this.#emitter.emit("data", text);
+        if (this.#subscribed && this.#emitter.listenerCount("data") > 0) this.#emitter.emit("data", text);
         if (this.#recordings.size > 0) for (const recording of this.#recordings) recording.output(text);
       },
       answer: (text) => this.#pty?.write(text),
@@ -187,8 +192,7 @@ export class Session {
       cellEventsHeard: () =>
         this.#recordings.size > 0 ||
         this.#eventStreams.size > 0 ||
-        this.#emitter.listenerCount("cell") > 0 ||
-        this.#emitter.listenerCount("event") > 0,
+        (this.#subscribed && (this.#emitter.listenerCount("cell") > 0 || this.#emitter.listenerCount("event") > 0)),
       detectorFailed: (error) => this.#detectorFailed(error),
     });
   }
@@ -593,12 +597,14 @@ export class Session {
    * ```
    */
   on<Name extends keyof SessionEvents>(event: Name, listener: (...args: SessionEvents[Name]) => void): this {
+    this.#subscribed = true;
     this.#emitter.on(event, listener as never);
     return this;
   }
 
   /** Like {@link Session.on}, for the next time only. */
   once<Name extends keyof SessionEvents>(event: Name, listener: (...args: SessionEvents[Name]) => void): this {
+    this.#subscribed = true;
     this.#emitter.once(event, listener as never);
     return this;
   }
@@ -720,7 +726,8 @@ export class Session {
   #emitEvent(fields: SessionEventFields): void {
     if (this.#recordings.size > 0) this.#markCell(fields);
     const name = fields.type === "fired" || fields.type === "done" ? "cell" : fields.type === "error" ? undefined : fields.type;
-    const heard = (name !== undefined && this.#emitter.listenerCount(name) > 0) || this.#emitter.listenerCount("event") > 0;
+    const heard =
+      this.#subscribed && ((name !== undefined && this.#emitter.listenerCount(name) > 0) || this.#emitter.listenerCount("event") > 0);
     if (!heard && this.#eventStreams.size === 0) return; // every cell emits two: only build them for someone
     const event = this.#event(fields);
     for (const stream of this.#eventStreams) stream.push(event);
