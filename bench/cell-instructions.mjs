@@ -1,7 +1,7 @@
 // Deterministic instructions per shell-integration cell on the Node side: callgrind counts node
 // running S sessions x C cells in parallel (the bench's `parallel` workload) against S sessions x 0
 // cells, with the PTY replaced by a stub that answers as bash with agent-tty's marks does (one chunk
-// per cell, in a later turn). V8 single-threaded, a fixed hash seed, the periodic checks' timers
+// per cell, in a later turn). V8 single-threaded, a fixed hash seed, a predictable GC schedule, the periodic checks' timers
 // parked (under valgrind they would tick with wall time) and a private TMPDIR (the start-up sweep
 // walks it): the same build gives the same count within ~0.5k instructions a cell.
 //
@@ -104,6 +104,8 @@ try {
       "--single-threaded",
       "--hash-seed=1",
       "--random-seed=1",
+      // GC on a schedule of its own, not one from timings: without it the count moves by a few k a cell with the load.
+      "--predictable-gc-schedule",
       workload,
       lib,
       String(sessions),
