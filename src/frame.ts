@@ -182,33 +182,20 @@ export class FrameCollector implements SealListener {
    */
   finish(dropLines = 0): FrameOutput {
     this.flush();
-    if (this.#output === undefined && dropLines <= 0) {
-      // A short output with no line to drop (most cells): only its final newline goes, with no piece lists made.
-      const small = this.#small;
-      const raw = this.#raw.finish(undefined, omittedMarker);
-      return {
-        output: small.endsWith("\n") ? small.slice(0, -1) : small,
-        truncated: false,
-        omittedBytes: 0,
-        raw: raw.text,
-        rawOmittedBytes: raw.omittedBytes,
-      };
-    }
-    const output =
-      this.#output === undefined ? { pieces: [this.#small], truncated: false, omittedBytes: 0 } : this.#output.finishPieces(omittedMarker);
-    const raw = this.#raw.finish(output.truncated ? undefined : output.pieces, omittedMarker);
-    const pieces = output.pieces;
+    // A short output is one string (no cap, no staging): its raw ranges resolve through #outputText.
+    const capped = this.#output?.finishPieces(omittedMarker);
+    const raw = this.#raw.finish(capped === undefined || capped.truncated ? undefined : capped.pieces, omittedMarker);
     // One piece and no line to drop (most cells): only its final newline goes, with no piece lists made.
-    const only = pieces.length === 1 && dropLines <= 0 ? (pieces[0] as string) : undefined;
+    const only = dropLines > 0 ? undefined : capped === undefined ? this.#small : capped.pieces.length === 1 ? capped.pieces[0] : undefined;
     return {
       output:
         only === undefined
-          ? concat(dropTrailingLines(trimFinalNewline(pieces), dropLines))
+          ? concat(dropTrailingLines(trimFinalNewline(capped?.pieces ?? [this.#small]), dropLines))
           : only.endsWith("\n")
             ? only.slice(0, -1)
             : only,
-      truncated: output.truncated,
-      omittedBytes: output.omittedBytes,
+      truncated: capped?.truncated ?? false,
+      omittedBytes: capped?.omittedBytes ?? 0,
       raw: raw.text,
       rawOmittedBytes: raw.omittedBytes,
     };
