@@ -165,11 +165,9 @@ export class LineAssembler {
   #pushPlain(text: string, end: number, sink: LineSink): void {
     let start = 0;
     let newline = text.indexOf("\n");
-    if (newline === -1) {
-      this.#append(end === text.length ? text : text.slice(0, end), sink);
-      return;
-    }
-    // The first line finishes the unfinished one; whole lines after it may go at once.
+    // The first line finishes the unfinished one; whole lines after it may go at once. A text with
+    // no line end (a short read in a long output) takes the same path, to its last line: a branch
+    // of its own, first taken once this is optimized, would throw the optimized code away.
     let blockFrom = -1;
     let blockTo = -1;
     if (sink.block !== undefined) {
