@@ -33,6 +33,7 @@ import {
 import { buildEnvironment, checkCwd, resolveCommand } from "./pty/environment.js";
 import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js";
 import {
+  foregroundRunStamp,
   isForegroundReading,
   isLinuxProcAvailable,
   listSessionProcesses,
@@ -187,6 +188,10 @@ export class Session {
       assertOpen: () => this.#assertOpen(),
       heldByHuman: () => this.#humanHolds > 0,
       waitingForInput: () => this.#waitingForInput(),
+      runStamp: () => {
+        const pid = this.#pty?.pid;
+        return pid === undefined ? undefined : foregroundRunStamp(pid);
+      },
       checkProcesses: () => this.#checkProcesses(),
       emit: (fields) => this.#emitEvent(fields),
       cellEventsHeard: () =>

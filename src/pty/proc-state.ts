@@ -141,6 +141,19 @@ export function isForegroundReading(shellPid: number): boolean {
   return foregroundOf(shell, leader?.pgrp === pgid ? leader.pid : undefined)?.blockedOnTerminal === true;
 }
 
+/**
+ * A stamp of the terminal's foreground program that changes whenever it runs: its process group and
+ * the scheduler's counts of the group's leader (`/proc/<pid>/schedstat`: time on a CPU, time waiting
+ * for one, times run). Two equal stamps a while apart mean it slept all along. `undefined` where
+ * `/proc` cannot tell (no process, no terminal, no scheduler counts).
+ */
+export function foregroundRunStamp(shellPid: number): string | undefined {
+  const shell = readShell(shellPid);
+  if (shell === undefined) return undefined;
+  const counts = readText(`/proc/${shell.tpgid}/schedstat`);
+  return counts === undefined || counts.startsWith("0 0 0") ? undefined : `${shell.tpgid} ${counts}`;
+}
+
 /** The program the PTY started, if it is alive and has a controlling terminal. */
 function readShell(shellPid: number): ProcStat | undefined {
   if (!isLinuxProcAvailable() || !Number.isSafeInteger(shellPid) || shellPid <= 0) return undefined;

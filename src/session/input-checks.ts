@@ -7,7 +7,10 @@ const INPUT_CHECK_MS = 50;
 const PROCESS_CHECK_EVERY = 10;
 /** Quiet time before a program blocked reading the terminal counts as awaiting input. */
 const INPUT_QUIET_MS = 150;
-/** Where /proc cannot tell, quiet time alone decides (a guess, so a longer one). */
+/**
+ * Where /proc cannot tell, quiet time alone decides (a guess, so a longer one). So it does while
+ * typed input has not been seen to reach the program (see `InputChecks.#inputArrived`).
+ */
 const INPUT_FALLBACK_QUIET_MS = 1_500;
 
 /** When the program last printed (the output pipeline knows, see `OutputPipeline.lastOutputAt`). */
@@ -24,6 +27,12 @@ export interface InputChecksHost {
   waitingForInput(): boolean | undefined;
   /** The fork-bomb guard, called every half second while a cell runs. */
   checkProcesses(): void;
+  /**
+   * A stamp of the program in the terminal's foreground that changes whenever it runs (Linux: its
+   * scheduler counts in /proc); equal stamps a while apart mean it slept all along. `undefined`
+   * (or no method): cannot tell.
+   */
+  runStamp?(): string | undefined;
 }
 
 /** The cell being checked: whether it still runs undisturbed, and how it settles as awaiting input. */
@@ -39,8 +48,11 @@ export interface InputCheckedCell {
  * a program that went quiet and is blocked reading the terminal (Linux: the
  * foreground process group's state in /proc, select and poll included) is
  * awaiting input; where the OS cannot tell (or over ssh, where the local
- * foreground is ssh itself), a longer quiet alone decides. The fork-bomb
- * guard rides the same timer.
+ * foreground is ssh itself), a longer quiet alone decides. So it does while
+ * typed input has not been seen to reach the program: nothing printed since,
+ * and the program has not run since (it sleeps in the wait it was in before;
+ * under load Linux hands typed input over late). The fork-bomb guard rides
+ * the same timer.
  *
  * @internal
  */
@@ -56,6 +68,10 @@ export class InputChecks {
   });
   #ticks = 0;
   #lastInputAt = 0;
+  /** Whether the input typed last was seen to reach the program (it printed or ran since), or nobody can tell. */
+  #inputSeen = true;
+  /** The program's run stamp when that input was typed (`undefined`: not taken yet; `null`: cannot tell). */
+  #stampAtInput: string | null | undefined;
   /** When the program was first seen blocked reading in the current quiet spell (`undefined`: not seen). */
   #blockedSeenAt: number | undefined;
 
@@ -68,12 +84,19 @@ export class InputChecks {
   /** Input was typed (a cell's code, `write`): the program is not quiet from that moment. */
   noteInput(): void {
     this.#lastInputAt = performance.now();
+    if (this.#cell === undefined) return;
+    // Typed into a running cell (an answer, a key): the program is looked at now, as it was before the input.
+    this.#inputSeen = false;
+    this.#stampAtInput = this.#host.runStamp?.() ?? null;
   }
 
   /** Starts checking `cell` (its code was just written), until {@link InputChecks.stop}. */
   start(cell: InputCheckedCell): void {
     this.#cell = cell;
     this.#lastInputAt = performance.now();
+    // The cell's code: its echo usually shows it arrived; only a cell with nothing printed by the first check looks.
+    this.#inputSeen = false;
+    this.#stampAtInput = undefined;
     this.#blockedSeenAt = undefined;
     // The fork-bomb guard counts this cell's running time (a timer shared with the cell before may tick at once).
     this.#ticks = 0;
@@ -98,6 +121,8 @@ export class InputChecks {
     const now = performance.now();
     const quietSince = Math.max(this.#output.lastOutputAt, this.#lastInputAt);
     const quietMs = now - quietSince;
+    if (!this.#inputSeen && this.#stampAtInput === undefined && this.#output.lastOutputAt <= this.#lastInputAt)
+      this.#stampAtInput = this.#host.runStamp?.() ?? null;
     // The program is looked at from one check before the quiet is long enough: see below.
     if (quietMs < INPUT_QUIET_MS - INPUT_CHECK_MS) {
       this.#blockedSeenAt = undefined;
@@ -119,6 +144,7 @@ export class InputChecks {
       return;
     }
     if (quietMs < INPUT_QUIET_MS) return;
+    if (local && quietMs < INPUT_FALLBACK_QUIET_MS && !this.#inputArrived()) return;
     // The program may have printed its prompt (the frame's end) just before it blocked: let the event
     // loop read what the terminal holds first; anything new means it was not waiting on the cell's behalf.
     const outputAt = this.#output.lastOutputAt;
@@ -129,5 +155,26 @@ export class InputChecks {
         if (stillWaiting()) cell.awaitingInput();
       });
     });
+  }
+
+  /**
+   * Whether the input typed last reached the program. Linux hands what is written to the terminal
+   * over from a work queue (flush_to_ldisc), which under load runs late (300-480 ms seen), while the
+   * program sleeps in the wait it was in before the input: an answered question looks unanswered.
+   * It arrived once the program printed since (its echo), or ran since (it woke up to read; a
+   * program entering its next read takes in what waits); until then only the longer quiet says it
+   * waits. Where the program's runs cannot be seen, it is taken as arrived.
+   */
+  #inputArrived(): boolean {
+    if (this.#inputSeen) return true;
+    if (this.#output.lastOutputAt > this.#lastInputAt || this.#stampAtInput === null) return (this.#inputSeen = true);
+    const stamp = this.#host.runStamp?.();
+    if (stamp === undefined) return (this.#inputSeen = true);
+    // Not looked at before: from now on (it may have run already; then it waits for the longer quiet).
+    if (this.#stampAtInput === undefined) {
+      this.#stampAtInput = stamp;
+      return false;
+    }
+    return (this.#inputSeen = stamp !== this.#stampAtInput);
   }
 }

@@ -181,3 +181,55 @@ describe("awaiting_input: a program blocked reading the terminal", () => {
     expect(cell.status).toBe("done");
   });
 });
+
+describe("awaiting_input: typed input not yet seen to reach the program", () => {
+  // Under load Linux hands what is typed to the program late (a kernel work queue, flush_to_ldisc,
+  // seen 300-480 ms late): the answer waits in the kernel while the program sleeps on in the wait it
+  // was in before, nothing printed, as if unanswered. Text typed without Enter to a program that
+  // reads lines with echo off waits in the kernel the same way (the terminal keeps it until the line
+  // ends), without load: this program looks at the terminal for half a second, then takes what is
+  // there and answers.
+  const lateAnswer = [
+    "import os, select, sys, termios",
+    "saved = termios.tcgetattr(0)",
+    "quiet = termios.tcgetattr(0)",
+    "quiet[3] &= ~termios.ECHO",
+    "termios.tcsetattr(0, termios.TCSANOW, quiet)",
+    "sys.stdout.write('Your name? '); sys.stdout.flush()",
+    "select.select([0], [], [], 0.5)",
+    "raw = termios.tcgetattr(0)",
+    "raw[3] &= ~termios.ICANON",
+    "raw[6][termios.VMIN] = 0",
+    "raw[6][termios.VTIME] = 0",
+    "termios.tcsetattr(0, termios.TCSANOW, raw)",
+    "data = os.read(0, 100)",
+    "termios.tcsetattr(0, termios.TCSANOW, saved)",
+    "print()",
+    "print('hello', data.decode())",
+  ].join("\n");
+
+  it("an answer still in the kernel (the program slept on, nothing printed) does not make the cell awaiting_input again", async () => {
+    const sh = await spawnBash();
+    const asked = await sh.run(`python3 -c ${shq(lateAnswer)}`, { untilInput: true, timeoutMs: 15_000 });
+    expect(asked.status).toBe("awaiting_input");
+    expect(asked.output.trimEnd()).toBe("Your name?");
+    sh.type("Ada");
+    const answered = await sh.wait({ untilInput: true, timeoutMs: 15_000 });
+    expect(answered).toMatchObject({ cellId: asked.cellId, status: "done", exitCode: 0 });
+    expect(answered.output).toBe("Your name? \nhello Ada");
+  });
+
+  it("a program that takes an answer silently and waits again is awaiting_input again", async () => {
+    const sh = await spawnBash();
+    const first = await sh.run(`read -s -p "Password: " a; read -s b; echo "got $a$b"`, { untilInput: true, timeoutMs: 10_000 });
+    expect(first.status).toBe("awaiting_input");
+    sh.type("1\n");
+    const second = await sh.wait({ untilInput: true, timeoutMs: 10_000 });
+    expect(second).toMatchObject({ cellId: first.cellId, status: "awaiting_input" });
+    expect(second.output.trimEnd()).toBe("Password:");
+    sh.type("2\n");
+    const done = await sh.wait({ timeoutMs: 10_000 });
+    expect(done).toMatchObject({ cellId: first.cellId, status: "done", exitCode: 0 });
+    expect(done.output).toBe("Password: got 12");
+  });
+});

@@ -15,9 +15,11 @@ interface Options {
   noProgram?: boolean;
   /** A cell over ssh or in a container. */
   remote?: boolean;
+  /** The program's run stamp (changes whenever it runs); none: the host cannot tell. */
+  runStamp?: () => string | undefined;
 }
 
-function harness({ waiting = () => true, noProgram = false, remote = false }: Options = {}) {
+function harness({ waiting = () => true, noProgram = false, remote = false, runStamp }: Options = {}) {
   const detector: FrameDetector = { name: "stub", feed: () => undefined, ...(remote ? { interruptByKey: () => true } : {}) };
   const output = { lastOutputAt: 0 };
   let processChecks = 0;
@@ -29,6 +31,7 @@ function harness({ waiting = () => true, noProgram = false, remote = false }: Op
       checkProcesses: () => {
         processChecks++;
       },
+      ...(runStamp === undefined ? {} : { runStamp }),
     },
     output,
   );
@@ -177,6 +180,65 @@ describe("InputChecks: a program blocked reading the terminal", () => {
     expect(stopped.awaitingInput).not.toHaveBeenCalled();
     expect(none.awaitingInput).not.toHaveBeenCalled();
     none.checks.stop();
+  });
+});
+
+describe("InputChecks: typed input not yet seen to reach the program", () => {
+  it("an answer typed while the program sleeps on, nothing printed since: not awaiting input before the long quiet", async () => {
+    useFakeTime();
+    const stamps = vi.fn(() => "1 0 0 7"); // the program never runs
+    const h = harness({ waiting: () => true, runStamp: stamps });
+    h.start();
+    await vi.advanceTimersByTimeAsync(1);
+    h.print(); // the cell's echo and its question
+    await vi.advanceTimersByTimeAsync(20);
+    h.checks.noteInput(); // the answer
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(h.awaitingInput).not.toHaveBeenCalled(); // still in the kernel, as far as anyone can see
+    await vi.advanceTimersByTimeAsync(600);
+    expect(h.awaitingInput).toHaveBeenCalledTimes(1); // the long quiet decides
+  });
+
+  it("once the program ran (it woke up to read) or printed, a quiet blocked program is awaiting input as soon as before", async () => {
+    useFakeTime();
+    let stamp = "1 0 0 7";
+    const ran = harness({ waiting: () => true, runStamp: () => stamp });
+    ran.start();
+    ran.checks.noteInput();
+    stamp = "1 5 0 8";
+    await vi.advanceTimersByTimeAsync(300);
+    expect(ran.awaitingInput).toHaveBeenCalledTimes(1);
+
+    const printed = harness({ waiting: () => true, runStamp: () => "1 0 0 7" });
+    printed.start();
+    printed.checks.noteInput();
+    await vi.advanceTimersByTimeAsync(20);
+    printed.print(); // the answer's echo
+    await vi.advanceTimersByTimeAsync(300);
+    expect(printed.awaitingInput).toHaveBeenCalledTimes(1);
+  });
+
+  it("a cell's code with nothing printed and the program not run since: not awaiting input before the long quiet", async () => {
+    useFakeTime();
+    const stamps = vi.fn(() => "1 0 0 7");
+    const h = harness({ waiting: () => true, runStamp: stamps });
+    h.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(h.awaitingInput).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(600);
+    expect(h.awaitingInput).toHaveBeenCalledTimes(1);
+  });
+
+  it("a cell whose code was echoed does not look at the program's runs", async () => {
+    useFakeTime();
+    const stamps = vi.fn(() => "1 0 0 7");
+    const h = harness({ waiting: () => true, runStamp: stamps });
+    h.start();
+    await vi.advanceTimersByTimeAsync(1);
+    h.print();
+    await vi.advanceTimersByTimeAsync(300);
+    expect(h.awaitingInput).toHaveBeenCalledTimes(1);
+    expect(stamps).not.toHaveBeenCalled();
   });
 });
 
