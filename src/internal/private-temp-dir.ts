@@ -19,6 +19,8 @@ let idleTimer: NodeJS.Timeout | undefined;
 let exitHook = false;
 /** Where the process directory went: swept of a killed process's leftovers once per process. */
 const swept = new Set<string>();
+/** The files of {@link PrivateFiles.shared}, by name: in the process directory they were written to. */
+const sharedFiles = new Map<string, { readonly dir: string; readonly path: string; readonly text: string }>();
 
 /**
  * Where private directories go: an explicit `TMPDIR` (`TMP`, `TEMP`) is the
@@ -75,6 +77,11 @@ function removeProcessDir(): void {
   const dir = processDir;
   if (dir === undefined || users > 0) return;
   processDir = undefined;
+  for (const [name, file] of sharedFiles) {
+    if (file.dir !== dir) continue;
+    sharedFiles.delete(name);
+    unlinkQuietly(file.path);
+  }
   try {
     rmdirSync(dir);
   } catch {
@@ -124,6 +131,25 @@ export class PrivateFiles {
     if (inDir !== undefined) writeFileSync(path, text, { mode: 0o600, flag: "wx" });
     this.#files.push(path);
     return path;
+  }
+
+  /**
+   * A private file holding `text` that every session of this process reads alike (no secret in
+   * it): written once into the process directory and reused by the sessions that start while the
+   * directory lasts (one file less to write per spawn), removed with the directory. It is looked
+   * for before it is reused: one written again if something (a tmp cleaner) removed it. A name
+   * always comes with the same `text`.
+   */
+  shared(name: string, text: string): string {
+    return this.#retry((base) => {
+      const known = sharedFiles.get(name);
+      if (known !== undefined && known.dir === base && known.text === text && existsSync(known.path)) return known.path;
+      const path = join(base, `shared-${name}`);
+      if (known?.dir === base) unlinkQuietly(path);
+      writeFileSync(path, text, { mode: 0o600, flag: "wx" });
+      sharedFiles.set(name, { dir: base, path, text });
+      return path;
+    });
   }
 
   /** Removes every file written (idempotent; never throws). */

@@ -32,31 +32,44 @@ export function buildEnvironment(
   extend = true,
   defaults: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  const inherited: Readonly<Record<string, string | undefined>> = extend ? process.env : {};
-  // What differs from process.env (`undefined`: removed), applied by one spread at the end: keys added
-  // one by one to a copy of process.env make it a slow dictionary (5 kB of garbage per spawn), and
-  // each read of process.env makes new strings.
-  const changes: Record<string, string | undefined> = {};
-  const current = (key: string): string | undefined => (key in changes ? changes[key] : inherited[key]);
-  for (const key of PARENT_TERMINAL_ENV) if (inherited[key] !== undefined) changes[key] = undefined;
-  if (harden) Object.assign(changes, HARDENED_ENV);
-  const term = current("TERM");
-  if (term === undefined || term === "" || term === "dumb") changes["TERM"] = "xterm-256color";
-  for (const key of Object.keys(given)) changes[key] = given[key];
+  // process.env is read once, into a plain object the rest works on: each read of process.env is a
+  // call into C++ that searches the environment and makes new strings, and a spread of it asks for
+  // every value twice (its descriptor, then its value): a loop over its keys reads each once.
+  const env: Record<string, string | undefined> = {};
+  if (extend) {
+    const inherited = process.env;
+    for (const key of Object.keys(inherited)) {
+      if (key === "__proto__") define(env, key, inherited[key]);
+      else env[key] = inherited[key];
+    }
+  }
+  for (const key of PARENT_TERMINAL_ENV) if (env[key] !== undefined) delete env[key];
+  if (harden) Object.assign(env, HARDENED_ENV);
+  const term = env["TERM"];
+  if (term === undefined || term === "" || term === "dumb") env["TERM"] = "xterm-256color";
+  for (const key of Object.keys(given)) {
+    const value = given[key];
+    if (value === undefined) delete env[key];
+    else if (key === "__proto__") define(env, key, value);
+    else env[key] = value;
+  }
   // A locale the caller gives is theirs (`LC_ALL: "C"` to test a program's ASCII output); an inherited
   // one that is not UTF-8 (a container's POSIX default) gets the UTF-8 default.
   const givenLocale = ["LC_ALL", "LC_CTYPE", "LANG"].some((key) => given[key] !== undefined && given[key] !== "");
-  const locale = current("LC_ALL") ?? current("LC_CTYPE") ?? current("LANG");
+  const locale = env["LC_ALL"] ?? env["LC_CTYPE"] ?? env["LANG"];
   if (!givenLocale && (locale === undefined || locale === "" || !/utf-?8/i.test(locale))) {
-    const all = current("LC_ALL");
-    if (all !== undefined && all !== "") changes["LC_ALL"] = "C.UTF-8";
-    else changes["LANG"] = "C.UTF-8";
-    if (current("LC_CTYPE") !== undefined) changes["LC_CTYPE"] = "C.UTF-8";
+    const all = env["LC_ALL"];
+    if (all !== undefined && all !== "") env["LC_ALL"] = "C.UTF-8";
+    else env["LANG"] = "C.UTF-8";
+    if (env["LC_CTYPE"] !== undefined) env["LC_CTYPE"] = "C.UTF-8";
   }
-  for (const key of Object.keys(defaults)) if (current(key) === undefined) changes[key] = defaults[key];
-  const env = { ...inherited, ...changes };
-  for (const key of Object.keys(changes)) if (env[key] === undefined) delete env[key];
+  for (const key of Object.keys(defaults)) if (env[key] === undefined) env[key] = defaults[key];
   return env as Record<string, string>;
+}
+
+/** Sets a variable named `__proto__` as a variable (an assignment would set the object's prototype). */
+function define(env: Record<string, string | undefined>, key: string, value: string | undefined): void {
+  Object.defineProperty(env, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Throws `ERR_SPAWN` unless `cwd` is an existing directory. */
@@ -130,8 +143,11 @@ export function resolveCommand(command: string, path: string | undefined): strin
       `cannot start '${command}': no executable file at '${absolute}'; check the path and its permissions`,
     );
   }
-  for (const dir of (path ?? "").split(delimiter)) {
-    if (dir === "") continue;
+  const dirs = (path ?? "").split(delimiter);
+  for (let index = 0; index < dirs.length; index++) {
+    const dir = dirs[index] as string;
+    // An entry PATH repeats (rc files that add to it at every start) answered already: a miss.
+    if (dir === "" || dirs.indexOf(dir) < index) continue;
     const candidate = isPlainAbsoluteDir(dir) ? `${dir}/${command}` : join(dir, command);
     if (isExecutable(candidate)) return candidate;
   }

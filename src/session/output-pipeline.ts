@@ -69,7 +69,8 @@ export class OutputPipeline {
   readonly #genericEcho: boolean;
   /** The detector's marks (invisible OSC strings), left out of what the emulator parses: see `push`. */
   readonly #markStart: string | undefined;
-  readonly #marks: RegExp | undefined;
+  /** Made the first time marks are taken out (most sessions never make a screen). */
+  #marks: RegExp | undefined;
   #screen: Screen | undefined;
   /** Answers to the program's terminal queries, made with the screen. */
   #queryAnswers: QueryAnswers | undefined;
@@ -105,7 +106,6 @@ export class OutputPipeline {
     this.#chunkEnding = typeof ending.endOfChunk === "function" ? (ending as ChunkEnding) : undefined;
     if (detector.markPrefix !== undefined) {
       this.#markStart = `\x1b]${detector.markPrefix}`;
-      this.#marks = new RegExp(`\x1b\\]${escapeRegExp(detector.markPrefix)}[^\x07\x1b]*(?:\x07|\x1b\\\\)`, "g");
     }
     this.#sink = {
       line: (text) => this.#onLine(text),
@@ -193,7 +193,12 @@ export class OutputPipeline {
    * it is, and the emulator joins it up.
    */
   readonly #hideMarksOf = (text: string): string =>
-    this.#markStart !== undefined && text.includes(this.#markStart) ? text.replace(this.#marks as RegExp, "") : text;
+    this.#markStart !== undefined && text.includes(this.#markStart) ? text.replace((this.#marks ??= this.#marksPattern()), "") : text;
+
+  /** The marks of the prefix `#markStart` holds (after its ESC ]). */
+  #marksPattern(): RegExp {
+    return new RegExp(`\x1b\\]${escapeRegExp((this.#markStart as string).slice(2))}[^\x07\x1b]*(?:\x07|\x1b\\\\)`, "g");
+  }
 
   /**
    * Too much output waits for the emulator. Before there is one, bursts of plain output are

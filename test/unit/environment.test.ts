@@ -33,6 +33,22 @@ describe("buildEnvironment", () => {
     const env = buildEnvironment({ ONLY: "this" }, false, false);
     expect(Object.keys(env).sort()).toEqual(["LANG", "ONLY", "TERM"]);
   });
+
+  it("keeps a variable named __proto__ as a variable, inherited or given, and the copy an ordinary object", () => {
+    const saved = process.env["__proto__"];
+    try {
+      process.env["__proto__"] = "inherited";
+      const inherited = buildEnvironment({}, false);
+      expect(Object.getOwnPropertyDescriptor(inherited, "__proto__")?.value).toBe("inherited");
+      const given = buildEnvironment({ ["__proto__"]: "given" }, false, false);
+      expect(Object.keys(given)).toContain("__proto__");
+      expect(Object.getOwnPropertyDescriptor(given, "__proto__")?.value).toBe("given");
+      expect(Object.getPrototypeOf(given)).toBe(Object.prototype);
+    } finally {
+      if (saved === undefined) delete process.env["__proto__"];
+      else process.env["__proto__"] = saved;
+    }
+  });
 });
 
 describe("resolveCommand", () => {
@@ -55,6 +71,10 @@ describe("resolveCommand", () => {
 
   it("takes the first PATH entry that has the command and skips empty entries", () => {
     expect(resolveCommand("tool", `::${root}/empty:${root}/bin:/usr/bin`)).toBe(join(root, "bin", "tool"));
+  });
+
+  it("looks in an entry PATH repeats once, and still finds the command past it", () => {
+    expect(resolveCommand("tool", `${root}/empty:${root}/empty:${root}/bin:${root}/empty`)).toBe(join(root, "bin", "tool"));
   });
 
   it("refuses a command no PATH entry has", () => {

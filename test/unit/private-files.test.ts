@@ -81,4 +81,31 @@ describe("a session's private start-up files", () => {
       third.remove();
     }
   });
+
+  it("shared() writes a file every session reads alike once (0600, in the process directory), again only when it is gone, and it goes with the directory", () => {
+    vi.useFakeTimers();
+    const first = new PrivateFiles();
+    const second = new PrivateFiles();
+    const path = first.shared("keys", "constant");
+    expect(second.shared("keys", "constant")).toBe(path);
+    expect(dirname(path)).toBe(privateProcessDir());
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, "utf8")).toBe("constant");
+    first.remove();
+    expect(readFileSync(path, "utf8"), "another session still starts with it").toBe("constant");
+    rmSync(path);
+    expect(second.shared("keys", "constant")).toBe(path);
+    expect(readFileSync(path, "utf8"), "written again once gone").toBe("constant");
+    second.remove();
+    vi.advanceTimersByTime(1_000);
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(dirname(path))).toBe(false);
+    const third = new PrivateFiles();
+    try {
+      const again = third.shared("keys", "constant");
+      expect(readFileSync(again, "utf8")).toBe("constant");
+    } finally {
+      third.remove();
+    }
+  });
 });

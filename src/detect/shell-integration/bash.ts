@@ -23,9 +23,10 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
     else args.push(arg);
   }
   // One `bind -f` reads the three key bindings from a file: three `bind` commands cost bash a
-  // tenth of its start-up (each scans the whole keymap for what the key was bound to). Without a
-  // line editor there is nothing to bind (the clear key is the terminal's own).
-  const keys = plan.args.includes("--noediting") ? null : files.write("inputrc", CLEAR_KEY_BINDINGS);
+  // tenth of its start-up (each scans the whole keymap for what the key was bound to). The file is
+  // the same for every session: written once for the sessions of this process. Without a line
+  // editor there is nothing to bind (the clear key is the terminal's own).
+  const keys = plan.args.includes("--noediting") ? null : files.shared("inputrc", CLEAR_KEY_BINDINGS);
   const script = [
     // The user's rc file first, then the marks (no comment: bash parses every character it is given,
     // some 300-500 instructions each in a start-up file).
