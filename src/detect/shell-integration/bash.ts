@@ -32,7 +32,9 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
     // some 300-500 instructions each in a start-up file).
     // --norc: nothing left of the PROMPT_COMMAND that loaded this file (no system rc file was read, so
     // the prompt is bash's own, or the one its environment gave, as with a plain `bash --norc`).
-    userRc === undefined ? "unset PROMPT_COMMAND" : `[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`,
+    // (--norc: the PROMPT_COMMAND that loaded this file is replaced, not unset first: an unset costs bash
+    // 20k instructions, and bash exports no array.)
+    ...(userRc === undefined ? [] : [`[ -r ${shellQuote(userRc)} ] && . ${shellQuote(userRc)}`]),
     ...bashMarks(markPrefix, { keys, norc: userRc === undefined }),
     "",
   ].join("\n");
@@ -48,13 +50,17 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
 
 /**
  * The text bash parses and runs before every prompt (a `PROMPT_COMMAND` element): bash parses it
- * afresh each time, some 300 instructions a character, so its names are short. `__atk` holds the
- * one key `.$PS1$PS2$PS0$PWD` last checked, as an empty element (a hash lookup costs a quarter of
- * matching the marks as patterns): the word expands to nothing, a command bash does not run,
- * unless the prompts or the directory changed, when it names `__atr`, which rechecks them (no
- * `[[ ]]` around the lookup: 4k instructions less a prompt).
+ * afresh each time, some 300 instructions a character, so it is short. `__atk` holds the one key
+ * `.$PS1$PS2$PS0$PWD` last checked, as an empty element (a hash lookup costs a quarter of matching
+ * the marks as patterns), and `__atl` names that element (a name reference: bash expands the
+ * subscript it holds at each use, without parsing it in the element: 8k instructions less a
+ * prompt). The word expands to nothing, a command bash does not run, unless the prompts or the
+ * directory changed, when it names `__atr`, which rechecks them (no `[[ ]]` around the lookup: 4k
+ * instructions less a prompt).
  */
-const LOOKUP = "${__atk[.$PS1$PS2$PS0$PWD]-__atr}";
+const LOOKUP = "${__atl-__atr}";
+/** Declares the check's key store and the name its lookup goes through (bash ≥ 4.3 expands a name reference's subscript at each use). */
+const DECLARE = "declare -gA __atk __atp; declare -n __atl='__atk[.$PS1$PS2$PS0$PWD]'";
 
 /**
  * bash: the prompt opens with the status mark, which is also its ready mark (readline draws the
@@ -114,12 +120,11 @@ export function bashMarks(prefix: string, startup?: { keys: string | null; norc:
     // the check (that call was 4% of bash's instructions to its first prompt). Typed in-band, into a shell
     // that may have them, the check runs once the element is in place.
     // (An element assigned alone costs bash less than a list assigned to the whole array.)
+    // (The prompts are not noted as checked: the first `cd` checks them, and a shell that never
+    // changes directory or prompt never does.)
     ...(startup === undefined
-      ? ["declare -gA __atk __atp"]
-      : [
-          `PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}`,
-          "declare -gA __atk __atp; __atp[.$PS1$PS2$PS0]=1; __atk[.$PS1$PS2$PS0$PWD]=",
-        ]),
+      ? [DECLARE]
+      : [`PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}`, `${DECLARE}; __atk[.$PS1$PS2$PS0$PWD]=`]),
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0
     // only. Before 5.1 bash runs element 0 alone: the check is added to it.
@@ -127,7 +132,8 @@ export function bashMarks(prefix: string, startup?: { keys: string | null; norc:
       ? `PROMPT_COMMAND=('' ${shellQuote(LOOKUP)})`
       : `((\${#PROMPT_COMMAND[@]}))||PROMPT_COMMAND=('');PROMPT_COMMAND+=(${shellQuote(LOOKUP)})`,
     "((BASH_VERSINFO*100+BASH_VERSINFO[1]>500))||PROMPT_COMMAND+=$'\\n'${PROMPT_COMMAND[1]}",
-    // The first prompt's directory.
-    startup === undefined ? "__atr" : cwdMark,
+    // The first prompt's directory (from a --norc start-up file on bash's own stdout, which is the
+    // terminal: no redirection, 10 system calls less).
+    startup === undefined ? "__atr" : startup.norc ? cwdMark.slice(0, -" >&2".length) : cwdMark,
   ];
 }
