@@ -199,9 +199,46 @@ export function systemTaskCount(): number | undefined {
  */
 export function listSessionProcesses(sid: number): number[] {
   if (!isLinuxProcAvailable() || !Number.isSafeInteger(sid) || sid <= 0) return [];
-  return scanProcesses((stat) => stat.session === sid)
-    .map((stat) => stat.pid)
-    .sort((a, b) => a - b);
+  const found: number[] = [];
+  for (const pid of listNumeric("/proc")) if (sessionOf(pid) === sid) found.push(pid);
+  return found.sort((a, b) => a - b);
+}
+
+/**
+ * The session id of `pid` (`undefined` when it is gone), for a scan of every process (close()
+ * looks at them all): read from the main thread's own stat file (no sums over the threads: a
+ * third less for the kernel) into the shared buffer with one read, the field taken from the
+ * bytes. Nothing is made per process but its path: a scan made some 1.3 kB of garbage per
+ * process (text, match, fields), enough to bring a collection into the next spawn.
+ */
+function sessionOf(pid: number): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(`/proc/${pid}/task/${pid}/stat`, "r");
+  } catch {
+    return undefined;
+  }
+  let read = 0;
+  try {
+    read = readvSync(fd, procBufferList, 0);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+  // After the command's last ")": state, ppid, pgrp, then the session.
+  const buffer = procBuffer;
+  let at = buffer.lastIndexOf(0x29, read - 1) + 1;
+  if (at === 0) return undefined;
+  for (let spaces = 0; at < read && spaces < 4; at++) if (buffer[at] === 0x20) spaces++;
+  let session = 0;
+  let digits = 0;
+  for (; at < read && digits < 15; at++, digits++) {
+    const byte = buffer[at] as number;
+    if (byte < 0x30 || byte > 0x39) break;
+    session = session * 10 + (byte - 0x30);
+  }
+  return digits === 0 || buffer[at] !== 0x20 ? undefined : session;
 }
 
 /**

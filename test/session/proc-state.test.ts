@@ -295,6 +295,21 @@ describe.runIf(isLinuxProcAvailable())("listSessionProcesses", () => {
     expect(count).toBeGreaterThanOrEqual(readdirSync("/proc/self/task").length);
   });
 
+  it("finds a session whose program's name looks like the fields after it (read past the name's last parenthesis)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-tty-comm-"));
+    try {
+      const copy = join(dir, "x) S 1 2 3 4 ");
+      copyFileSync("/bin/bash", copy);
+      chmodSync(copy, 0o755);
+      const shell = startPty(copy, ["--norc", "--noprofile"], { env: { PS1: PROMPT } });
+      await waitFor(() => shell.output().includes(PROMPT), { message: "the copy's prompt" });
+      expect(listSessionProcesses(shell.pid)).toEqual([shell.pid]);
+      expect(listSessionProcesses(3)).not.toContain(shell.pid);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("returns nothing for a session that does not exist", () => {
     expect(listSessionProcesses(0)).toEqual([]);
     expect(listSessionProcesses(2 ** 31)).toEqual([]);
