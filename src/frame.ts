@@ -177,20 +177,28 @@ export class FrameCollector implements SealListener {
 
   /**
    * The frame's output, without its final newline and the last `dropLines`
-   * lines. A long output is not copied: it is handed over as the rope of the
-   * pieces it was held in (see `CappedText`), and its raw text refers to them.
+   * lines, then without `dropSuffix` where it ends with it. A long output is
+   * not copied: it is handed over as the rope of the pieces it was held in
+   * (see `CappedText`), and its raw text refers to them.
    */
-  finish(dropLines = 0): FrameOutput {
+  finish(dropLines = 0, dropSuffix = ""): FrameOutput {
     this.flush();
     // A short output is one string (no cap, no staging): its raw ranges resolve through #outputText.
     const capped = this.#output?.finishPieces(omittedMarker);
     const raw = this.#raw.finish(capped === undefined || capped.truncated ? undefined : capped.pieces, omittedMarker);
     // One piece and no line to drop (most cells): only its final newline goes, with no piece lists made.
-    const only = dropLines > 0 ? undefined : capped === undefined ? this.#small : capped.pieces.length === 1 ? capped.pieces[0] : undefined;
+    const only =
+      dropLines > 0 || dropSuffix !== ""
+        ? undefined
+        : capped === undefined
+          ? this.#small
+          : capped.pieces.length === 1
+            ? capped.pieces[0]
+            : undefined;
     return {
       output:
         only === undefined
-          ? concat(dropTrailingLines(trimFinalNewline(capped?.pieces ?? [this.#small]), dropLines))
+          ? concat(dropTrailingText(dropTrailingLines(trimFinalNewline(capped?.pieces ?? [this.#small]), dropLines), dropSuffix))
           : only.endsWith("\n")
             ? only.slice(0, -1)
             : only,
@@ -242,6 +250,26 @@ function dropTrailingLines(pieces: readonly string[], count: number): readonly s
       end = 0;
       dropped++;
     } else {
+      index--;
+      end = (pieces[index] as string).length;
+    }
+  }
+  return piecesUpTo(pieces, { index, end });
+}
+
+/** `pieces` without `suffix` at their end, when they end with it (it may span pieces); as they are otherwise. */
+function dropTrailingText(pieces: readonly string[], suffix: string): readonly string[] {
+  if (suffix === "") return pieces;
+  let { index, end } = lastEnd(pieces);
+  for (let left = suffix.length; left > 0;) {
+    const piece = pieces[index] as string | undefined;
+    if (piece === undefined) return pieces;
+    const take = Math.min(left, end);
+    if (piece.slice(end - take, end) !== suffix.slice(left - take, left)) return pieces;
+    left -= take;
+    end -= take;
+    if (left > 0) {
+      if (index === 0) return pieces;
       index--;
       end = (pieces[index] as string).length;
     }

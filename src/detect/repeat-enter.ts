@@ -30,7 +30,9 @@ const DEFAULT_COUNT_UNCONFIRMED = 5;
  * by `count` empty Enters (2 on Linux, 5 elsewhere); once the program has
  * answered them all with the same line (its prompt, repeated), it is
  * waiting again. Those lines are
- * dropped from the output. The prompt must be visible (empty lines do not
+ * dropped from the output. After output without a final newline (`printf hi`),
+ * the first of those prompts shares the output's last line (`hi$ `): it is cut
+ * from there. The prompt must be visible (empty lines do not
  * count). Programs that read stdin during a cell see the Enters; prefer
  * `prompt()` or shell integration where they apply.
  */
@@ -41,13 +43,25 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
   const enters = "\r".repeat(count);
   let last: string | undefined;
   let run = 0;
+  /** The complete line before the run of identical ones (as printed), and the last complete line. */
+  let beforeRun: string | undefined;
+  let lastLine: string | undefined;
   let io: DetectorIo | undefined;
   const confirmer = new PromptConfirmer(() => io);
   const reset = () => {
     last = undefined;
     run = 0;
+    beforeRun = undefined;
+    lastLine = undefined;
     confirmer.cancel();
   };
+  const end = (dropLines: number, dropSuffix?: string) =>
+    endVerdict(
+      confirmer.confirm(() => {
+        reset();
+        return dropSuffix === undefined ? { dropLines } : { dropLines, dropSuffix };
+      }),
+    );
   return {
     name: "repeat-enter",
     attach(detectorIo) {
@@ -76,13 +90,14 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
       if (event.partial) {
         // Ready only once the prompt is drawn again (text written earlier would meet a cooked
         // terminal) and the program waits for input (a flood of identical lines is not a prompt).
-        if (run < count || line !== last) return undefined;
-        return endVerdict(
-          confirmer.confirm(() => {
-            reset();
-            return { dropLines: count };
-          }),
-        );
+        if (line === last && run >= count) return end(count);
+        // The first prompt drawn on the output's last line (no final newline: `hi$ `), then one
+        // complete prompt line per Enter but the last: as many prompts as in a run of `count`.
+        const runLength = line === last ? run : 0;
+        const shared = line === last ? beforeRun : lastLine;
+        if (runLength !== count - 1 || line === "" || shared === undefined) return undefined;
+        if (shared.length <= event.line.length || !shared.endsWith(event.line)) return undefined;
+        return end(runLength, event.line);
       }
       // Empty lines are the terminal echoing Enters before the program reads them, not its prompt.
       if (line === "") {
@@ -91,9 +106,11 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
       }
       if (line === last) run++;
       else {
+        beforeRun = lastLine;
         last = line;
         run = 1;
       }
+      lastLine = event.line;
       return undefined;
     },
   };

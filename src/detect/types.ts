@@ -11,6 +11,11 @@ export interface FrameEnd {
   cwd?: string;
   /** How many trailing complete lines of the cell's output were frame noise (a prompt echoed by Enter, say). */
   dropLines?: number;
+  /**
+   * Text cut from the end of the output once `dropLines` are gone, when the output ends with it: a
+   * prompt drawn on the output's last line (output without a final newline, `printf hi`, shows `hi$ `).
+   */
+  dropSuffix?: string;
   /** The cell entered or left a nested program (becomes `CellResult.nested`). */
   nested?: NestingChange;
   /** A line added to the end of the cell's output (why the frame ended the way it did). */

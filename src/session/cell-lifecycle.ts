@@ -202,6 +202,7 @@ export class CellLifecycle {
       cwd: end.cwd,
       nested: end.nested,
       dropLines: end.dropLines,
+      dropSuffix: end.dropSuffix,
       decidedBy: run.stopping === undefined ? decidedBy : run.stopping === "timeout" ? "timeout" : "interrupt",
     });
     this.#release(run);

@@ -157,6 +157,8 @@ export interface SettleDetails {
   readonly nested?: NestingChange | undefined;
   /** Lines at the frame's end that are not the cell's output (the prompt's). */
   readonly dropLines?: number | undefined;
+  /** Text at the end of what is left that is not the cell's output either (a prompt on its last line). */
+  readonly dropSuffix?: string | undefined;
   readonly decidedBy: DecidedBy;
 }
 
@@ -173,7 +175,7 @@ export function cellResult(
   details: SettleDetails,
   partialLine: () => string,
 ): CellResult {
-  const finished = frame?.finish(details.dropLines);
+  const finished = frame?.finish(details.dropLines, details.dropSuffix);
   let output = finished?.output ?? "";
   if (status === "awaiting_input") {
     const partial = frame?.collecting === true ? partialLine() : "";

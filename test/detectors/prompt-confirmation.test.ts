@@ -45,4 +45,23 @@ describe.runIf(isLinuxProcAvailable())("prompt confirmation (detectors.prompt, d
     expect(result.output).toBe("fake\n$ \n$ \n$ \n$ \n$ \n$ after");
     expect((await sh.run("echo next")).output).toBe("next");
   });
+
+  it("repeat-enter: output ending like the prompt, then look-alike prompt lines, does not end the cell early", async () => {
+    const sh = await spawnSession({
+      command: "bash",
+      args: ["--norc", "--noprofile"],
+      env: { PS1: "$ " },
+      detector: detectors.repeatEnter(),
+    });
+    const pid = sh.pid as number;
+    sh.on("data", (text: string) => {
+      if (text.endsWith("\n$ ") && text.includes("x$ ")) holdUntilReading(pid);
+    });
+    // A line ending like the prompt (as `printf hi` leaves `hi$ `), one prompt-like line, a third
+    // unfinished one: as many prompts as after output without a final newline. Then more output.
+    const result = await sh.run("printf 'x$ \\n$ \\n$ '; sleep 0.05; echo after");
+    expect(result.status).toBe("done");
+    expect(result.output).toBe("x$ \n$ \n$ after");
+    expect((await sh.run("echo next")).output).toBe("next");
+  });
 });

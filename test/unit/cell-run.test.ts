@@ -66,6 +66,19 @@ describe("cellResult: what a cell's result holds", () => {
     expect("nested" in r).toBe(false);
   });
 
+  it("a prompt drawn on the output's last line (output without a final newline) is cut, only where the output ends with it", () => {
+    const run = newRun("printf hi");
+    const details = { exitCode: null, dropLines: 1, dropSuffix: "$ ", decidedBy: "repeat-enter" } as const;
+    expect(cellResult(run, "done", frameWith("hi$ \n", "$ \n"), details, noPartial).output).toBe("hi");
+    expect(cellResult(run, "done", frameWith("hi#\n", "$ \n"), details, noPartial).output).toBe("hi#");
+    // A long output is held in pieces: the prompt may straddle two of them.
+    const long = new FrameCollector(4 << 20);
+    long.add(`${"x".repeat(1 << 20)}\nhi$`);
+    long.flush();
+    long.add(" \n$ \n");
+    expect(cellResult(run, "done", long, details, noPartial).output).toBe(`${"x".repeat(1 << 20)}\nhi`);
+  });
+
   it("an exit code only for done and exited: an interrupted or timed-out cell has none", () => {
     const run = newRun();
     for (const status of ["interrupted", "timeout"] as const) {
