@@ -12,6 +12,12 @@ const INPUT_QUIET_MS = 150;
  * typed input has not been seen to reach the program (see `InputChecks.#inputArrived`).
  */
 const INPUT_FALLBACK_QUIET_MS = 1_500;
+/**
+ * A cell's code with nothing printed this long after it was written: the program is looked at (its
+ * run stamp, see `InputChecks.#inputArrived`). Sooner, the echo is usually still on its way (a check
+ * made just after the write would look at most cells for nothing).
+ */
+const ECHO_WAIT_MS = 10;
 
 /** When the program last printed (the output pipeline knows, see `OutputPipeline.lastOutputAt`). */
 export interface ProgramOutput {
@@ -94,7 +100,7 @@ export class InputChecks {
   start(cell: InputCheckedCell): void {
     this.#cell = cell;
     this.#lastInputAt = performance.now();
-    // The cell's code: its echo usually shows it arrived; only a cell with nothing printed by the first check looks.
+    // The cell's code: its echo usually shows it arrived; only a cell with nothing printed by a check a moment later looks.
     this.#inputSeen = false;
     this.#stampAtInput = undefined;
     this.#blockedSeenAt = undefined;
@@ -121,7 +127,12 @@ export class InputChecks {
     const now = performance.now();
     const quietSince = Math.max(this.#output.lastOutputAt, this.#lastInputAt);
     const quietMs = now - quietSince;
-    if (!this.#inputSeen && this.#stampAtInput === undefined && this.#output.lastOutputAt <= this.#lastInputAt)
+    if (
+      !this.#inputSeen &&
+      this.#stampAtInput === undefined &&
+      this.#output.lastOutputAt <= this.#lastInputAt &&
+      now - this.#lastInputAt >= ECHO_WAIT_MS
+    )
       this.#stampAtInput = this.#host.runStamp?.() ?? null;
     // The program is looked at from one check before the quiet is long enough: see below.
     if (quietMs < INPUT_QUIET_MS - INPUT_CHECK_MS) {
