@@ -335,11 +335,12 @@ export class CellLifecycle {
       run.frame = undefined;
       return;
     }
-    this.#write(run);
+    // Written in the turn it started (or took its turn) in: its start time is the time it is typed.
+    this.#write(run, run.startTime);
   }
 
-  /** Writes the cell to the terminal; its frame starts. */
-  #write(run: CellRun): void {
+  /** Writes the cell to the terminal; its frame starts. `now`: the time, when read in this turn. */
+  #write(run: CellRun, now?: number): void {
     if (this.#lock !== run || run.result !== undefined) return;
     let bytes: string;
     try {
@@ -355,7 +356,7 @@ export class CellLifecycle {
     run.frame = new FrameCollector(this.#options.maxOutputBytes);
     this.#output.startCell(run.code);
     run.checks = this.#runChecks;
-    this.#inputs.start(run);
+    this.#inputs.start(run, now);
   }
 
   /** Writes a cell that waited for the prompt (or for an interrupt to settle), or settles it if it was stopped meanwhile. */
