@@ -38,8 +38,18 @@ export interface OutputPipelineHost {
   isRaw(): Promise<boolean>;
 }
 
-/** A detector that acts at the end of a chunk of output (the built-in shell integration's; not part of {@link FrameDetector}). */
-interface ChunkEnding {
+/**
+ * A detector told where each chunk of output starts and ends, and fed without event objects (the
+ * built-in shell integration's; not part of {@link FrameDetector}): when the chunk arrived (the time
+ * a detector would read for itself, at some 1.7k instructions a clock read), before it is fed; the
+ * three parts of its `feed` (six feeds a cell: no event object made, no shape tested, for each);
+ * and that the chunk was taken in whole.
+ */
+interface ChunkFed {
+  startOfChunk(at: number): void;
+  feedRaw(): Verdict | undefined;
+  feedMark(mark: string): Verdict | undefined;
+  feedLine(line: string, partial: boolean): Verdict | undefined;
   endOfChunk(): void;
 }
 
@@ -89,8 +99,8 @@ export class OutputPipeline {
   readonly #rawStreams = new Set<BoundedQueue<string>>();
   readonly #cleanStreams = new Set<BoundedQueue<string>>();
   readonly #lineWatchers = new Set<LineWatcher>();
-  /** The detector, when it wants to hear that a chunk was taken in whole (see {@link OutputPipeline.endChunk}). */
-  readonly #chunkEnding: ChunkEnding | undefined;
+  /** The detector, when it is told about chunks and fed in parts (see {@link ChunkFed}). */
+  readonly #chunkFed: ChunkFed | undefined;
 
   /**
    * @param detector - fed every chunk, line and mark; its `markPrefix`, `removesEcho` and `linesNeeded` shape the pipeline.
@@ -102,15 +112,22 @@ export class OutputPipeline {
     this.#size = { ...size };
     this.#assembler = new LineAssembler(detector.markPrefix);
     this.#genericEcho = detector.removesEcho !== true;
-    const ending = detector as FrameDetector & Partial<ChunkEnding>;
-    this.#chunkEnding = typeof ending.endOfChunk === "function" ? (ending as ChunkEnding) : undefined;
+    const fed = detector as FrameDetector & Partial<ChunkFed>;
+    this.#chunkFed =
+      typeof fed.startOfChunk === "function" &&
+      typeof fed.feedRaw === "function" &&
+      typeof fed.feedMark === "function" &&
+      typeof fed.feedLine === "function" &&
+      typeof fed.endOfChunk === "function"
+        ? (fed as ChunkFed)
+        : undefined;
     if (detector.markPrefix !== undefined) {
       this.#markStart = `\x1b]${detector.markPrefix}`;
     }
     this.#sink = {
       line: (text) => this.#onLine(text),
       segment: (text) => this.#collect(text),
-      mark: (body) => this.#handle(this.#feed({ mark: body })),
+      mark: (body) => this.#handle(this.#feedMark(body)),
       block: (text, from, to) => this.#onBlock(text, from, to),
     };
   }
@@ -127,7 +144,9 @@ export class OutputPipeline {
 
   /** Takes in a chunk of terminal text: everything the program printed passes here once. */
   push(text: string): void {
-    this.#lastOutputAt = performance.now();
+    const at = performance.now();
+    this.#lastOutputAt = at;
+    this.#chunkFed?.startOfChunk(at);
     this.#host.raw(text);
     if (this.#rawStreams.size > 0) for (const stream of this.#rawStreams) stream.push(text);
     this.#backlog.push(text);
@@ -137,7 +156,7 @@ export class OutputPipeline {
       this.#queryAnswers?.noteOutput(afterLastQuery(text));
     }
     this.#host.frame()?.appendRaw(text);
-    this.#handle(this.#feed({ raw: text }));
+    this.#handle(this.#feedRaw(text));
     this.#assembler.push(text, this.#sink);
     // Plain text lets the screen skip the middle of a long burst without looking at it again.
     if (this.#assembler.lastPushPlain) this.#backlog.markPlain(text);
@@ -148,7 +167,7 @@ export class OutputPipeline {
       this.#lastPartial = partial;
       this.#typed.partial(partial);
       if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(undefined, partial);
-      this.#handle(this.#feed({ line: partial, partial: true }));
+      this.#handle(this.#feedLine(partial, true));
     }
   }
 
@@ -157,7 +176,7 @@ export class OutputPipeline {
    * for the end of the chunk holding a mark (shell integration: bash's prompt) acts now.
    */
   endChunk(): void {
-    this.#chunkEnding?.endOfChunk();
+    this.#chunkFed?.endOfChunk();
   }
 
   // ── The screen ─────────────────────────────────────────────────────
@@ -234,10 +253,10 @@ export class OutputPipeline {
     if (this.#host.frame() === undefined && this.#typed.line(text) !== undefined && !this.#idleNoise) {
       // A command typed at the prompt outside any cell: the transcript shows it without the prompt.
       this.#publishInput(this.#typed.take() ?? "");
-      this.#handle(this.#feed({ line: text, partial: false }));
+      this.#handle(this.#feedLine(text, false));
       return;
     }
-    const verdict = this.#feed({ line: text, partial: false });
+    const verdict = this.#feedLine(text, false);
     if (verdict?.kind === "echo") return;
     if (verdict?.kind === "output-start" || verdict?.kind === "output-end") {
       this.#handle(verdict);
@@ -315,6 +334,42 @@ export class OutputPipeline {
         return undefined;
       }
       return toVerdict(result);
+    } catch (error) {
+      this.#host.detectorFailed(error);
+      return undefined;
+    }
+  }
+
+  /** A chunk of output to the detector (see {@link ChunkFed}). */
+  #feedRaw(text: string): Verdict | undefined {
+    const fed = this.#chunkFed;
+    if (fed === undefined) return this.#feed({ raw: text });
+    try {
+      return fed.feedRaw();
+    } catch (error) {
+      this.#host.detectorFailed(error);
+      return undefined;
+    }
+  }
+
+  /** A mark to the detector (see {@link ChunkFed}). */
+  #feedMark(mark: string): Verdict | undefined {
+    const fed = this.#chunkFed;
+    if (fed === undefined) return this.#feed({ mark });
+    try {
+      return fed.feedMark(mark);
+    } catch (error) {
+      this.#host.detectorFailed(error);
+      return undefined;
+    }
+  }
+
+  /** A line (or the unfinished one) to the detector (see {@link ChunkFed}). */
+  #feedLine(line: string, partial: boolean): Verdict | undefined {
+    const fed = this.#chunkFed;
+    if (fed === undefined) return this.#feed({ line, partial });
+    try {
+      return fed.feedLine(line, partial);
     } catch (error) {
       this.#host.detectorFailed(error);
       return undefined;

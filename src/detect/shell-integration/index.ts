@@ -203,6 +203,8 @@ class ShellIntegrationDetector implements FrameDetector {
   readonly #takeReadyStepLater = (): void => this.#takeReadyStep();
   /** The session calls {@link endOfChunk} after every chunk (it did once): no microtask is needed to wait for the chunk's end. */
   #toldChunkEnds = false;
+  /** The session tells when each chunk came before feeding it (see {@link startOfChunk}): a raw feed reads no clock. */
+  #toldChunkTimes = false;
   #disposed = false;
 
   constructor(inBand: boolean, followNested: boolean) {
@@ -330,29 +332,49 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   feed(event: DetectorInput): Verdict | undefined {
-    // One test of the input's shape each (this runs six times a cell): raw, then a mark, then a line.
-    const boot = this.#boot;
+    // One test of the input's shape each: raw, then a mark, then a line.
     if ("raw" in event) {
-      // Every chunk of output comes raw first (its lines and marks follow): when the program last printed.
-      this.#lastFedAt = performance.now();
-      if (boot === undefined || boot.hide !== true) return undefined;
-      return this.#endHiddenBoot(boot);
+      // Every chunk of output comes raw first (its lines and marks follow): when the program last printed
+      // (the session told the time the chunk came, see `startOfChunk`, once it did that once).
+      if (!this.#toldChunkTimes) this.#lastFedAt = performance.now();
+      return this.feedRaw();
     }
-    if ("mark" in event) {
-      if (boot !== undefined && boot.hide === true) return this.#endHiddenBoot(boot);
-      return this.#onMark(event.mark.slice(this.markPrefix.length));
-    }
-    const partial = event.partial;
-    this.#partialLine = partial ? event.line : "";
+    if ("mark" in event) return this.feedMark(event.mark);
+    return this.feedLine(event.line, event.partial);
+  }
+
+  /**
+   * `feed({ raw })` once the time the chunk came was told (see {@link startOfChunk}): the session's
+   * output pipeline calls the three parts of `feed` itself (six times a cell), with no event made.
+   *
+   * @internal
+   */
+  feedRaw(): Verdict | undefined {
+    const boot = this.#boot;
+    if (boot === undefined || boot.hide !== true) return undefined;
+    return this.#endHiddenBoot(boot);
+  }
+
+  /** `feed({ mark })` (see {@link feedRaw}). @internal */
+  feedMark(mark: string): Verdict | undefined {
+    const boot = this.#boot;
+    if (boot !== undefined && boot.hide === true) return this.#endHiddenBoot(boot);
+    return this.#onMark(mark.slice(this.markPrefix.length));
+  }
+
+  /** `feed({ line, partial })` (see {@link feedRaw}). @internal */
+  feedLine(line: string, partial: boolean): Verdict | undefined {
+    const boot = this.#boot;
+    this.#partialLine = partial ? line : "";
     if (boot !== undefined) {
       if (boot.hide === true) return this.#endHiddenBoot(boot);
       if (boot.probes > 0) return partial ? undefined : ECHO;
     }
     const repl = this.#top.repl;
-    if (repl !== undefined) return this.#feedRepl(repl, event);
+    if (repl !== undefined) return this.#feedRepl(repl, { line, partial });
     if (partial) return undefined;
     this.#typing = false;
-    return !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(event.line)) ? ECHO : undefined;
+    return !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(line)) ? ECHO : undefined;
   }
 
   /** The bootstrap of a nested program starts here: nothing after this is the cell's output. */
@@ -466,6 +488,17 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#readyStep = ready;
     // The session says when a chunk ends (see `endOfChunk`); until it did once, a microtask stands for it.
     if (!this.#toldChunkEnds) void Promise.resolve().then(this.#takeReadyStepLater);
+  }
+
+  /**
+   * A chunk of output came at `at` (`performance.now()`), and is fed next: the time the raw feed
+   * would read. Called by the session's output pipeline before each chunk.
+   *
+   * @internal
+   */
+  startOfChunk(at: number): void {
+    this.#toldChunkTimes = true;
+    this.#lastFedAt = at;
   }
 
   /**
