@@ -1,5 +1,5 @@
 import { CappedText, concat, type SealListener } from "./internal/capped-text.js";
-import { RawStore } from "./internal/raw-store.js";
+import { MIN_RANGE_CHARS, RawStore } from "./internal/raw-store.js";
 
 /** The marker line put in place of the middle of a truncated output. */
 export function omittedMarker(bytes: number): string {
@@ -58,7 +58,17 @@ export class FrameCollector implements SealListener {
   #output: CappedText | undefined;
   /** The clean output while it is short (see {@link SMALL_OUTPUT_BYTES}). */
   #small = "";
-  readonly #raw: RawStore;
+  /**
+   * The raw text once it is long, or a part of it was mirrored (see {@link FrameCollector.addMirrored});
+   * until then (most cells) it is {@link FrameCollector.#rawSmall}, one string, as the store would give it.
+   */
+  #raw: RawStore | undefined;
+  /** The raw text while it is short and nothing was mirrored (see {@link SMALL_OUTPUT_BYTES}). */
+  #rawSmall = "";
+  /** Where the chunk last given to `appendRaw` starts in {@link FrameCollector.#rawSmall} (-1: none is open). */
+  #rawOpenFrom = -1;
+  /** The raw text may no longer point into the clean output (it was about to be cut) before a store was made. */
+  #rawRangesOff = false;
   readonly #maxBytes: number;
   #pieces: string[] = [];
   #piecesChars = 0;
@@ -73,7 +83,26 @@ export class FrameCollector implements SealListener {
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
-    this.#raw = new RawStore(maxBytes, () => this.#outputText());
+  }
+
+  /** The raw text's store, made when first needed: what it held as one string goes in first, its open chunk last. */
+  #rawStore(): RawStore {
+    let store = this.#raw;
+    if (store !== undefined) return store;
+    store = new RawStore(this.#maxBytes, () => this.#outputText());
+    if (this.#rawRangesOff) store.materialize(false);
+    const small = this.#rawSmall;
+    const open = this.#rawOpenFrom;
+    if (open === -1) {
+      if (small !== "") store.append(small);
+      store.append("");
+    } else {
+      if (open > 0) store.append(small.slice(0, open));
+      store.append(small.slice(open));
+    }
+    this.#rawSmall = "";
+    this.#raw = store;
+    return store;
   }
 
   /** The clean output flushed so far, uncut. */
@@ -83,7 +112,22 @@ export class FrameCollector implements SealListener {
 
   /** Adds a chunk of raw terminal text, before its clean text is added. */
   appendRaw(text: string): void {
-    this.#raw.append(text);
+    const store = this.#raw;
+    if (store !== undefined) {
+      store.append(text);
+      return;
+    }
+    if (text === "") {
+      this.#rawOpenFrom = -1; // as the store: the chunk before is complete, none is open
+      return;
+    }
+    // Short enough, even at 3 bytes a character, that no cap is near: one string.
+    if ((this.#rawSmall.length + text.length) * 3 <= Math.min(this.#maxBytes, SMALL_OUTPUT_BYTES)) {
+      this.#rawOpenFrom = this.#rawSmall.length;
+      this.#rawSmall += text;
+      return;
+    }
+    this.#rawStore().append(text);
   }
 
   /** Adds clean text; taken in by `flush()`. */
@@ -91,7 +135,8 @@ export class FrameCollector implements SealListener {
     if (!this.collecting) return;
     this.#pieces.push(text);
     this.#piecesChars += text.length;
-    this.#raw.cleanAdded(text);
+    // Before a store is made nothing was mirrored: the clean text between mirrored parts only matters after one.
+    this.#raw?.cleanAdded(text);
   }
 
   /**
@@ -105,7 +150,9 @@ export class FrameCollector implements SealListener {
     const start = this.#cleanChars + this.#piecesChars;
     this.#pieces.push(text);
     this.#piecesChars += text.length;
-    this.#raw.mirror(raw, rawFrom, rawTo, start, start + text.length, crlfOnly);
+    // A part too short for a range leaves the raw text as it is (the store would ignore it).
+    if (this.#raw === undefined && rawTo - rawFrom < MIN_RANGE_CHARS) return;
+    this.#rawStore().mirror(raw, rawFrom, rawTo, start, start + text.length, crlfOnly);
   }
 
   /** Moves what `add()` gathered into the output; returns it. */
@@ -131,7 +178,8 @@ export class FrameCollector implements SealListener {
     const total = output.totalBytes;
     if (this.#rawRanges && total + text.length * 3 > this.#maxBytes && total + Buffer.byteLength(text) > this.#maxBytes) {
       // The clean output is about to be cut: raw text pointing into it becomes text again.
-      this.#raw.materialize(false);
+      if (this.#raw === undefined) this.#rawRangesOff = true;
+      else this.#raw.materialize(false);
       this.#rawRanges = false;
     }
     output.append(text);
@@ -157,7 +205,7 @@ export class FrameCollector implements SealListener {
 
   /** Forgets the output so far (it was echo). */
   discard(): void {
-    this.#raw.materialize(true);
+    this.#raw?.materialize(true);
     if (this.#pieces.length > 0) this.#pieces = [];
     this.#piecesChars = 0;
     this.#cleanChars = 0;
@@ -185,7 +233,10 @@ export class FrameCollector implements SealListener {
     this.flush();
     // A short output is one string (no cap, no staging): its raw ranges resolve through #outputText.
     const capped = this.#output?.finishPieces(omittedMarker);
-    const raw = this.#raw.finish(capped === undefined || capped.truncated ? undefined : capped.pieces, omittedMarker);
+    const raw =
+      this.#raw === undefined
+        ? { text: this.#rawSmall, omittedBytes: 0 }
+        : this.#raw.finish(capped === undefined || capped.truncated ? undefined : capped.pieces, omittedMarker);
     // One piece and no line to drop (most cells): only its final newline goes, with no piece lists made.
     const only =
       dropLines > 0 || dropSuffix !== ""

@@ -20,7 +20,7 @@ interface Mirror extends CleanRange {
 const toRaw = (clean: string): string => clean.replaceAll("\n", "\r\n");
 
 /** Below this many characters, a part of a chunk is not worth a range. */
-const MIN_RANGE_CHARS = 256;
+export const MIN_RANGE_CHARS = 256;
 /** Longest clean text between two mirrored parts that is kept to join them into one range. */
 const MAX_GAP_CHARS = 4096;
 
