@@ -86,6 +86,8 @@ export class PromptConfirmer {
 
   /** Something new arrived: a pending check no longer applies. */
   cancel(): void {
+    // Nothing pending (most cells): no check to call off (the generation only tells pending checks apart).
+    if (this.#timer === undefined && this.#immediate === undefined) return;
     this.#generation++;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (this.#immediate !== undefined) clearImmediate(this.#immediate);

@@ -96,7 +96,9 @@ export class LineAssembler {
    */
   #pushAroundMarks(text: string, afterCr: boolean, sink: LineSink): boolean {
     const markStart = this.#markStart as string;
-    const cuts: number[] = [];
+    // Each piece and mark goes out as soon as the mark is known whole (what comes after it decides
+    // nothing about it): no list of cuts is made.
+    let marks = 0;
     let from = 0;
     for (let at = text.indexOf(markStart); at !== -1; at = text.indexOf(markStart, from)) {
       if (!endsOutsideEscape(text, from, at)) break;
@@ -108,19 +110,15 @@ export class LineAssembler {
       else if (esc !== -1 && text.charCodeAt(esc + 1) === 0x5c /* ST */) end = esc;
       else break; // cut off, or ended by another sequence: the usual path knows what that means
       if (end - bodyStart >= MAX_ESCAPE_CHARS) break;
-      cuts.push(from, at, bodyStart, end);
+      if (at > from) {
+        if (marks === 0) this.#pushText(text.slice(from, at), afterCr, sink);
+        else this.push(text.slice(from, at), sink);
+      }
+      marks++;
+      sink.mark(text.slice(bodyStart, end));
       from = end === bel ? end + 1 : end + 2;
     }
-    if (cuts.length === 0) return false;
-    for (let index = 0; index < cuts.length; index += 4) {
-      const pieceFrom = cuts[index] as number;
-      const markAt = cuts[index + 1] as number;
-      if (markAt > pieceFrom) {
-        if (index === 0) this.#pushText(text.slice(pieceFrom, markAt), afterCr, sink);
-        else this.push(text.slice(pieceFrom, markAt), sink);
-      }
-      sink.mark(text.slice(cuts[index + 2] as number, cuts[index + 3] as number));
-    }
+    if (marks === 0) return false;
     if (from < text.length) this.push(text.slice(from), sink);
     // Not plain for a screen: it holds escape sequences.
     this.#lastPlain = false;
