@@ -1,6 +1,6 @@
 import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
-import type { DetectorInput, DetectorIo, FrameDetector, Verdict } from "./types.js";
+import type { DetectorInput, DetectorIo, FrameDetector, FrameEnd, Verdict } from "./types.js";
 import { endVerdict } from "./verdict.js";
 
 /** Options of `detectors.inputWait()`. */
@@ -30,7 +30,9 @@ const READY_QUIET_MS = 100;
  * the program is blocked reading the terminal (Linux `/proc`). A program
  * that waits at another prompt (a question, a changed prompt) ends the cell
  * once it has been quiet for `quietMs`; where `/proc` cannot tell, quiet
- * output for `fallbackQuietMs` does. Programs that watch the terminal while
+ * output for `fallbackQuietMs` does. A line that ends with the prompt shown
+ * at start is that prompt drawn after output without a final newline
+ * (`hi$ `): what is before it is output. Programs that watch the terminal while
  * they work (event loops) look like they wait when quiet: give them
  * `prompt()`.
  */
@@ -45,9 +47,13 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
   let timer: NodeJS.Timeout | undefined;
   const confirmer = new PromptConfirmer(() => io);
 
-  const end = (): { dropLines?: number } => {
+  /** The start of the unfinished line before the learned prompt: output without a final newline (`hi$ `). */
+  const outputBefore = (line: string): string =>
+    learned !== undefined && line.length > learned.length && line.endsWith(learned) ? line.slice(0, -learned.length) : "";
+  const end = (): FrameEnd => {
     if (learned === undefined && partial.trim() !== "") learned = partial;
-    return {};
+    const output = outputBefore(partial);
+    return output === "" ? {} : { partialOutput: output };
   };
   const stopWaiting = (): void => {
     if (timer !== undefined) clearTimeout(timer);
@@ -91,8 +97,8 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
       }
       if (!("line" in event)) return undefined;
       partial = event.partial ? event.line : "";
-      // The prompt it showed at start is back: no need to wait for quiet.
-      if (event.partial && learned !== undefined && event.line === learned) {
+      // The prompt it showed at start is back (after output without a final newline, on its last line): no need to wait for quiet.
+      if (event.partial && learned !== undefined && (event.line === learned || outputBefore(event.line) !== "")) {
         stopWaiting();
         return endVerdict(confirmer.confirm(end));
       }

@@ -76,7 +76,12 @@ function defaultLines(code: string): string[] {
  * unfinished last line ends with (`"(gdb) "`), or a RegExp it matches
  * (`/^\(gdb\) $/`). Multi-line cells are typed line by line, each after the
  * previous prompt (primary or `continuation`), as a careful person would;
- * the echo of each typed line is removed from the output.
+ * the echo of each typed line is removed from the output. Output without a
+ * final newline (`printf hi`) has the prompt drawn after it (`hi$ `): a line
+ * that ends with the primary prompt last seen alone on its line is that
+ * prompt, and what is before it is output (so a prompt that changes to end
+ * with the earlier one, `(venv) $ ` after `$ `, has its new start taken for
+ * output).
  *
  * @example
  * ```ts
@@ -109,6 +114,8 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   let io: DetectorIo | undefined;
   let pending: string[] = [];
   let lastPrompt = "";
+  /** The primary prompt last seen alone on its line: a line ending with it holds output before it. */
+  let known = "";
   let echoPrefix: string | undefined;
   // A prompt only counts once the Enter of the last typed line came back: before that it is a redraw.
   let lineEnded = true;
@@ -163,12 +170,14 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
         return prefix !== "" && event.line.startsWith(prefix.trimEnd()) ? ECHO : undefined;
       }
       if (!lineEnded) return undefined;
-      const primary = isPrompt(event.line);
-      if (!primary && !isContinuation(event.line)) return undefined;
+      const line = event.line;
+      // Output without a final newline, then the prompt on the same line (`hi$ `).
+      const output = known !== "" && line.length > known.length && line.endsWith(known) ? line.slice(0, -known.length) : "";
+      const primary = output !== "" || isPrompt(line);
+      if (!primary && !isContinuation(line)) return undefined;
       // Text that looks like a prompt counts once the program really waits for input:
       // `print(">>> ", end="")` followed by more work is not a prompt.
-      const line = event.line;
-      return endVerdict(confirmer.confirm(() => act(line, primary)));
+      return endVerdict(confirmer.confirm(() => act(line, primary, output)));
     },
     dispose() {
       confirmer.cancel();
@@ -177,21 +186,24 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   };
 
   // The prompt is back: type the cell's next line, or end the frame.
-  function act(line: string, primary: boolean): FrameEnd | undefined {
+  // `output`: the start of the line, before the prompt (output without a final newline).
+  function act(line: string, primary: boolean, output: string): FrameEnd | undefined {
     lastPrompt = line;
+    if (primary && output === "") known = line;
     if (cancels > 0) return primary ? cancelled() : cancelAgain();
     const next = pending.shift();
     if (next === undefined) {
       if (!primary) return cancelIncomplete === false || !inCell ? undefined : cancelAgain();
+      const end: FrameEnd = output === "" ? {} : { partialOutput: output };
       if (settleMs === 0) {
         inCell = false;
-        return {};
+        return end;
       }
       cancelSettle();
       settleTimer = setTimeout(() => {
         settleTimer = undefined;
         inCell = false;
-        io?.endFrame({});
+        io?.endFrame(end);
       }, settleMs);
       return undefined;
     }

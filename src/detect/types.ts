@@ -16,6 +16,12 @@ export interface FrameEnd {
    * prompt drawn on the output's last line (output without a final newline, `printf hi`, shows `hi$ `).
    */
   dropSuffix?: string;
+  /**
+   * The start of the unfinished last line that is the cell's output, not its prompt: output
+   * without a final newline has the prompt drawn after it (`hi$ ` keeps `hi`). Added as the
+   * output's last line.
+   */
+  partialOutput?: string;
   /** The cell entered or left a nested program (becomes `CellResult.nested`). */
   nested?: NestingChange;
   /** A line added to the end of the cell's output (why the frame ended the way it did). */

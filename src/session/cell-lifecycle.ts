@@ -194,7 +194,7 @@ export class CellLifecycle {
       if (run !== undefined && this.#held === run && !this.#interrupts.settling) this.#writeHeld(run);
       return;
     }
-    this.#output.closeFrame(frame, run.control, end.note);
+    this.#output.closeFrame(frame, run.control, end.note, end.partialOutput);
     run.frame = undefined;
     const status = run.stopping ?? "done";
     this.#settle(run, status, frame, {

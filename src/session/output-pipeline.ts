@@ -454,9 +454,11 @@ export class OutputPipeline {
   /**
    * The cell's frame ends: its last clean text goes out; when its output never "started" (a syntax
    * error, no command run: with marks) what was collected is all there is; then the detector's
-   * `note` on how it ended.
+   * `note` on how it ended. `partialOutput`: the start of the unfinished line (before the prompt
+   * drawn after output without a final newline) is the output's last line.
    */
-  closeFrame(frame: FrameCollector, control: CellControl, note: string | undefined): void {
+  closeFrame(frame: FrameCollector, control: CellControl, note: string | undefined, partialOutput?: string): void {
+    if (partialOutput !== undefined && partialOutput !== "") frame.add(`${partialOutput}\n`);
     this.#flush(frame);
     if (this.#liveGate) {
       const text = frame.peek();
