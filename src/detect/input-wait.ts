@@ -43,6 +43,8 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
   let io: DetectorIo | undefined;
   let learned: string | undefined;
   let partial = "";
+  /** The unfinished line the last frame's end split into output and prompt. */
+  let lastSplit = "";
   let outputAt = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const confirmer = new PromptConfirmer(() => io);
@@ -52,7 +54,14 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
     learned !== undefined && line.length > learned.length && line.endsWith(learned) ? line.slice(0, -learned.length) : "";
   const end = (): FrameEnd => {
     if (learned === undefined && partial.trim() !== "") learned = partial;
-    const output = outputBefore(partial);
+    let output = outputBefore(partial);
+    // The same line split at two ends running: the prompt changed to end with the learned one
+    // (`(venv) $ ` after `$ `), and is learned instead.
+    if (output !== "" && partial === lastSplit) {
+      learned = partial;
+      output = "";
+    }
+    lastSplit = output === "" ? "" : partial;
     return output === "" ? {} : { partialOutput: output };
   };
   const stopWaiting = (): void => {

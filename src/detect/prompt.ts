@@ -81,7 +81,8 @@ function defaultLines(code: string): string[] {
  * that ends with the primary prompt last seen alone on its line is that
  * prompt, and what is before it is output (so a prompt that changes to end
  * with the earlier one, `(venv) $ ` after `$ `, has its new start taken for
- * output).
+ * output once; the same line split at two prompts running is the new prompt,
+ * so the same output without a final newline twice running loses the second).
  *
  * @example
  * ```ts
@@ -116,6 +117,8 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   let lastPrompt = "";
   /** The primary prompt last seen alone on its line: a line ending with it holds output before it. */
   let known = "";
+  /** The line last split into output and that prompt. */
+  let lastSplit = "";
   let echoPrefix: string | undefined;
   // A prompt only counts once the Enter of the last typed line came back: before that it is a redraw.
   let lineEnded = true;
@@ -172,8 +175,12 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       if (!lineEnded) return undefined;
       const line = event.line;
       // Output without a final newline, then the prompt on the same line (`hi$ `).
-      const output = known !== "" && line.length > known.length && line.endsWith(known) ? line.slice(0, -known.length) : "";
-      const primary = output !== "" || isPrompt(line);
+      let output = known !== "" && line.length > known.length && line.endsWith(known) ? line.slice(0, -known.length) : "";
+      // The same line split at two prompts running: the prompt changed to end with the known one
+      // (`(venv) $ ` after `$ `), and is known instead.
+      const changed = output !== "" && line === lastSplit;
+      if (changed) output = "";
+      const primary = output !== "" || changed || isPrompt(line);
       if (!primary && !isContinuation(line)) return undefined;
       // Text that looks like a prompt counts once the program really waits for input:
       // `print(">>> ", end="")` followed by more work is not a prompt.
@@ -190,6 +197,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
   function act(line: string, primary: boolean, output: string): FrameEnd | undefined {
     lastPrompt = line;
     if (primary && output === "") known = line;
+    lastSplit = output === "" ? "" : line;
     if (cancels > 0) return primary ? cancelled() : cancelAgain();
     const next = pending.shift();
     if (next === undefined) {

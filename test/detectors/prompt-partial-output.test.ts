@@ -26,6 +26,18 @@ describe("prompt and input-wait: output without a final newline", () => {
     });
   }
 
+  for (const [what, make] of bashDetectors) {
+    it(`bash, ${what}: a prompt that changes to end with the earlier one (\`(venv) $ \`) is the prompt from the next cell on`, async () => {
+      const sh = await spawnSession({ command: "bash", args: ["--norc", "--noprofile"], env: { PS1: "$ " }, detector: make() });
+      // The cell that changes it cannot tell its new start from output without a final newline.
+      expect(["", "(venv) "]).toContain((await sh.run("PS1='(venv) $ '", { timeoutMs: 10_000 })).output);
+      expect((await sh.run("echo hi", { timeoutMs: 10_000 })).output).toBe("hi");
+      expect((await sh.run("echo again", { timeoutMs: 10_000 })).output).toBe("again");
+      expect((await sh.run("printf hi", { timeoutMs: 10_000 })).output).toBe("hi");
+      expect((await sh.run("true", { timeoutMs: 10_000 })).output).toBe("");
+    });
+  }
+
   for (const detector of ["auto", "inputWait"] as const) {
     it(`python3, ${detector}: print('hi', end='') ends at once with its output`, async () => {
       const py = await spawnSession({
