@@ -1,5 +1,6 @@
 import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
+import { outputBeforePrompt } from "./shared-line.js";
 import type { DetectorInput, DetectorIo, FrameDetector, FrameEnd, Verdict } from "./types.js";
 import { endVerdict } from "./verdict.js";
 
@@ -49,12 +50,9 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
   let timer: NodeJS.Timeout | undefined;
   const confirmer = new PromptConfirmer(() => io);
 
-  /** The start of the unfinished line before the learned prompt: output without a final newline (`hi$ `). */
-  const outputBefore = (line: string): string =>
-    learned !== undefined && line.length > learned.length && line.endsWith(learned) ? line.slice(0, -learned.length) : "";
   const end = (): FrameEnd => {
     if (learned === undefined && partial.trim() !== "") learned = partial;
-    let output = outputBefore(partial);
+    let output = outputBeforePrompt(partial, learned);
     // The same line split at two ends running: the prompt changed to end with the learned one
     // (`(venv) $ ` after `$ `), and is learned instead.
     if (output !== "" && partial === lastSplit) {
@@ -107,7 +105,7 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
       if (!("line" in event)) return undefined;
       partial = event.partial ? event.line : "";
       // The prompt it showed at start is back (after output without a final newline, on its last line): no need to wait for quiet.
-      if (event.partial && learned !== undefined && (event.line === learned || outputBefore(event.line) !== "")) {
+      if (event.partial && learned !== undefined && (event.line === learned || outputBeforePrompt(event.line, learned) !== "")) {
         stopWaiting();
         return endVerdict(confirmer.confirm(end));
       }

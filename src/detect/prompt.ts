@@ -2,6 +2,7 @@ import stripAnsi from "strip-ansi";
 import { invalidArgument, describeValue } from "../errors.js";
 import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
+import { outputBeforePrompt } from "./shared-line.js";
 import { ECHO, endVerdict } from "./verdict.js";
 import type { DetectorInput, DetectorIo, FrameDetector, FrameEnd, Verdict } from "./types.js";
 
@@ -175,7 +176,7 @@ export function prompt(pattern: string | RegExp, options: PromptOptions = {}): F
       if (!lineEnded) return undefined;
       const line = event.line;
       // Output without a final newline, then the prompt on the same line (`hi$ `).
-      let output = known !== "" && line.length > known.length && line.endsWith(known) ? line.slice(0, -known.length) : "";
+      let output = outputBeforePrompt(line, known);
       // The same line split at two prompts running: the prompt changed to end with the known one
       // (`(venv) $ ` after `$ `), and is known instead.
       const changed = output !== "" && line === lastSplit;

@@ -1,6 +1,7 @@
 import { isLinuxProcAvailable } from "../pty/proc-state.js";
 import { optionalPositive, optionsObject } from "../validate.js";
 import { PromptConfirmer } from "./confirm.js";
+import { outputBeforePrompt } from "./shared-line.js";
 import type { DetectorInput, DetectorIo, FrameDetector, Verdict } from "./types.js";
 import { endVerdict } from "./verdict.js";
 
@@ -96,7 +97,7 @@ export function repeatEnter(options: RepeatEnterOptions = {}): FrameDetector {
         const runLength = line === last ? run : 0;
         const shared = line === last ? beforeRun : lastLine;
         if (runLength !== count - 1 || line === "" || shared === undefined) return undefined;
-        if (shared.length <= event.line.length || !shared.endsWith(event.line)) return undefined;
+        if (outputBeforePrompt(shared, event.line) === "") return undefined;
         return end(runLength, event.line);
       }
       // Empty lines are the terminal echoing Enters before the program reads them, not its prompt.
