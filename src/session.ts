@@ -261,6 +261,7 @@ export class Session {
         write: (data) => this.#pty?.write(data),
         endFrame: (end) => this.#endFrame(end ?? {}),
         waitingForInput: () => this.#waitingForInput(),
+        inputArrived: () => this.#cells.inputArrived(),
         foreground: () => this.#foreground(),
         reportError: (error) => this.#detectorFailed(error),
       });

@@ -23,6 +23,8 @@ export interface InputWaitOptions {
 
 /** Quiet time before the first prompt is taken (the program's banner may come in pieces). */
 const READY_QUIET_MS = 100;
+/** How often the program is looked at while what was typed is not seen to reach it. */
+const ARRIVAL_CHECK_MS = 50;
 
 /**
  * Zero-configuration framing that types nothing but the cell: a frame ends
@@ -31,7 +33,10 @@ const READY_QUIET_MS = 100;
  * the program is blocked reading the terminal (Linux `/proc`). A program
  * that waits at another prompt (a question, a changed prompt) ends the cell
  * once it has been quiet for `quietMs`; where `/proc` cannot tell, quiet
- * output for `fallbackQuietMs` does. A line that ends with the prompt shown
+ * output for `fallbackQuietMs` does. So it does while the cell's code is not
+ * seen to reach the program (under load Linux hands it over late, and the
+ * program sleeps on at its prompt meanwhile): nothing printed since, and the
+ * program has not run since. A line that ends with the prompt shown
  * at start is that prompt drawn after output without a final newline
  * (`hi$ `): what is before it is output. Programs that watch the terminal while
  * they work (event loops) look like they wait when quiet: give them
@@ -46,7 +51,10 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
   let partial = "";
   /** The unfinished line the last frame's end split into output and prompt. */
   let lastSplit = "";
-  let outputAt = performance.now();
+  /** When the program last printed, or the cell was typed. */
+  let quietSince = performance.now();
+  /** Whether the frame's end was held because what was typed was not seen to reach the program. */
+  let held = false;
   let timer: NodeJS.Timeout | undefined;
   const confirmer = new PromptConfirmer(() => io);
 
@@ -72,9 +80,24 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
     stopWaiting();
     timer = setTimeout(() => {
       timer = undefined;
+      const quietFor = performance.now() - quietSince;
+      // Blocked reading may be the wait before the cell's code arrived: only the longer quiet ends it then.
+      const arrived = io?.inputArrived?.() !== false;
+      if (!arrived && quietFor < fallbackQuietMs) {
+        held = true;
+        whenQuiet(Math.min(ARRIVAL_CHECK_MS, fallbackQuietMs - quietFor));
+        return;
+      }
+      if (held && arrived) {
+        // It arrived just now (the program ran to take it): what it prints may be on its way, quiet counts from now.
+        held = false;
+        quietSince = performance.now();
+        whenQuiet(nextQuiet());
+        return;
+      }
+      held = false;
       const waiting = io?.waitingForInput();
       if (waiting === undefined) {
-        const quietFor = performance.now() - outputAt;
         if (quietFor >= fallbackQuietMs) io?.endFrame(end());
         else whenQuiet(fallbackQuietMs - quietFor);
         return;
@@ -93,12 +116,15 @@ export function inputWait(options: InputWaitOptions = {}): FrameDetector {
     },
     encode(code) {
       partial = "";
+      quietSince = performance.now();
+      held = false;
       whenQuiet(nextQuiet());
       return `${code.replace(/\n/g, "\r")}\r`;
     },
     feed(event: DetectorInput): Verdict | undefined {
       if ("raw" in event) {
-        outputAt = performance.now();
+        quietSince = performance.now();
+        held = false;
         whenQuiet(nextQuiet());
         return undefined;
       }

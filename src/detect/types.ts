@@ -109,6 +109,14 @@ export interface DetectorIo {
    * cannot tell.
    */
   waitingForInput(): boolean | undefined;
+  /**
+   * Whether what was typed last (the cell's code, or input written into the cell since) was seen to
+   * reach the program: it printed since, or ran since (Linux /proc). Under load Linux hands typed
+   * input to the program late, and a program asleep in its read meanwhile looks like it waits for
+   * input (`waitingForInput()` is true) before it was even given the cell. `true` where the system
+   * cannot tell, and between cells.
+   */
+  inputArrived?(): boolean;
   /** Who is in the terminal's foreground now (Linux /proc); `undefined` where the system cannot tell. */
   foreground?(): ForegroundProgram | undefined;
   /** Reports a failure the detector met outside `feed` (a hook's promise rejected): the session emits an `error` event. */

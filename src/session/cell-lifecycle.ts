@@ -175,6 +175,11 @@ export class CellLifecycle {
     if (this.#lock === undefined && /[\r\n\x03\x04\x1a\x1c]/.test(data)) this.#atPrompt = false;
   }
 
+  /** Whether what was typed last into the running cell was seen to reach the program (see {@link InputChecks.inputArrived}). */
+  inputArrived(): boolean {
+    return this.#inputs.inputArrived();
+  }
+
   /** Output arrived or input was typed: a cell that was awaiting input runs again. */
   resume(): void {
     if (this.#lock?.status === "awaiting_input") this.#lock.setStatus("running");

@@ -174,6 +174,15 @@ export class InputChecks {
   }
 
   /**
+   * Whether the input typed last in the running cell (its code, or what was typed into it since) was
+   * seen to reach the program (see below); `true` between cells. Detectors ask it through
+   * `DetectorIo.inputArrived` before they take a quiet program blocked reading for one at its prompt.
+   */
+  inputArrived(): boolean {
+    return this.#cell === undefined || this.#inputArrived();
+  }
+
+  /**
    * Whether the input typed last reached the program. Linux hands what is written to the terminal
    * over from a work queue (flush_to_ldisc), which under load runs late (300-480 ms seen), while the
    * program sleeps in the wait it was in before the input: an answered question looks unanswered.
