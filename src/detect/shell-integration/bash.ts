@@ -80,11 +80,13 @@ export function bashMarks(prefix: string, startup?: { keys: string | null; norc:
   // its prompt byte by byte several times a line in a UTF-8 locale: the working directory is not
   // in it. The status mark's OSC opening stays in PS1 itself: a program that inherits an exported
   // PS1 without the variables (a nested interactive bash, tmux) prints an OSC 6973 that terminals
-  // ignore, not the status and a bell.
+  // ignore, not the status and a bell. A name without braces where a prompt holds it only before
+  // `$?` or `\]` (bash takes `${…}` apart at a higher cost: 1.2k instructions a prompt); PS0 keeps
+  // them, since the mark is appended there and a cell's `PS0+=text` would run the name on.
   const osc = prefix.slice(0, prefix.indexOf(";") + 1);
   const names = `__ats=${shellQuote(`${prefix.slice(osc.length)}D;`)} __atc=$'\\e]${prefix}C\\a' __atq=$'\\e]${prefix}P\\a'`;
-  const statusMark = shellQuote(`\\[\\e]${osc}\${__ats}$?\\a\\]`);
-  const continuationMark = shellQuote("\\[${__atq}\\]");
+  const statusMark = shellQuote(`\\[\\e]${osc}$__ats$?\\a\\]`);
+  const continuationMark = shellQuote("\\[$__atq\\]");
   const startMark = shellQuote("${__atc}");
   // The working directory, printed before the prompt only when it changed (the prompt's own stream).
   const cwdMark = `builtin printf '\\033]${prefix}W;%s\\007' "$PWD" >&2`;
