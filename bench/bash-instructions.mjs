@@ -1,7 +1,9 @@
 // Deterministic cost of shell integration on bash's side: callgrind counts bash itself (not node)
 // driven through node-pty by a bare loop (as the bench's floor is), with agent-tty's start-up file
 // and cell encoding (`--contender=hooks`, the default) or the floor's (`--contender=floor`), for
-// 0 cells and for N cells; a fresh HOME each run (bash reads and writes its history there).
+// 0 cells and for N cells; a fresh HOME each run (bash reads and writes its history there). The
+// detector is told each write and fed bash's marks, as a session does: the clear key goes before a
+// cell only where the library would send it (the first cell here).
 //
 //   npm run build && node bench/bash-instructions.mjs [--contender=hooks|floor] [--cells=20]
 //     [--ps1='$ '] [--cell='echo hi'] [--strace] [--dist=dist]
@@ -51,6 +53,9 @@ async function run(wrap, n) {
       const { detectors } = await import(join(dist, "index.js"));
       detector = detectors.shellIntegration();
       plan = await detector.setup({ command: "bash", args: ["--norc", "--noprofile"], cwd: home, env });
+      // The detector hears what the session would tell it: every write, and the marks bash prints
+      // (whether the line editor's line is empty decides whether a cell starts with the clear key).
+      detector.inputWritten?.("");
       encode = (code) => detector.encode(code);
     }
     const p = pty.spawn(wrap[0], [...wrap.slice(1), plan.command, ...plan.args], {
@@ -65,7 +70,9 @@ async function run(wrap, n) {
     let tail = "";
     let waiting;
     p.onData((chunk) => {
-      tail = (tail + chunk.toString("latin1")).slice(-400);
+      const text = chunk.toString("latin1");
+      if (detector !== undefined) for (const [, mark] of text.matchAll(/\x1b\](6973;[^\x07]*)\x07/g)) detector.feed({ mark });
+      tail = (tail + text).slice(-400);
       if (waiting !== undefined && promptEnd.test(tail)) {
         const done = waiting;
         waiting = undefined;
@@ -77,9 +84,12 @@ async function run(wrap, n) {
     await prompt();
     for (let index = 0; index < n; index++) {
       const next = prompt();
-      p.write(encode(cellCodes[index % cellCodes.length]));
+      const bytes = encode(cellCodes[index % cellCodes.length]);
+      detector?.inputWritten?.(bytes);
+      p.write(bytes);
       await next;
     }
+    detector?.inputWritten?.("exit\r");
     p.write("exit\r");
     await exited;
     detector?.dispose?.();

@@ -109,6 +109,11 @@ export interface OutputOptions {
 /** Events one `events()` consumer may fall behind. */
 const EVENT_BUFFER_COUNT = 10_000;
 
+/** A detector told of every write to the terminal (bash shell integration: whether its line editor's line is empty). */
+interface InputWatcher {
+  inputWritten(data: string): void;
+}
+
 /**
  * A program running in a pseudo-terminal, driven one cell at a time.
  *
@@ -162,12 +167,16 @@ export class Session {
   readonly #recordings = new Set<Recording>();
   /** The TERM the program sees, for recording headers. */
   #term = "xterm-256color";
+  /** The detector, when it is told of every write to the terminal (cells, input, a query's answer, its own keys). */
+  readonly #inputWatcher: InputWatcher | undefined;
 
   /** @internal Use {@link Session.spawn}. */
   private constructor(options: NormalizedSessionOptions, detector: FrameDetector) {
     this.#options = options;
     this.#size = { cols: options.cols, rows: options.rows };
     this.#detector = detector;
+    const watcher = detector as FrameDetector & Partial<InputWatcher>;
+    this.#inputWatcher = typeof watcher.inputWritten === "function" ? (watcher as InputWatcher) : undefined;
     this.#output = new OutputPipeline(detector, this.#size, {
       frame: () => this.#cells.frame ?? this.#readyFrame,
       cellControl: () => this.#cells.control,
@@ -248,6 +257,7 @@ export class Session {
           onData: (text) => this.#onData(text),
           onExit: (exit) => this.#onExit(exit),
           onInput: (data) => {
+            this.#inputWatcher?.inputWritten(data);
             if (this.#recordings.size > 0) for (const recording of this.#recordings) recording.input(data);
           },
         },
@@ -256,6 +266,8 @@ export class Session {
       this.#detector.dispose?.();
       throw new SpawnError("ERR_SPAWN", options.command, `could not start '${options.command}': ${String(error)}`, "", { cause: error });
     }
+    // From here on the detector hears of every write (see `onInput`).
+    this.#inputWatcher?.inputWritten("");
     try {
       this.#detector.attach?.({
         write: (data) => this.#pty?.write(data),

@@ -2,7 +2,8 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { detectors } from "../../src/index.js";
+import { detectors, readAsciicast, type FrameDetector } from "../../src/index.js";
+import { tempDir } from "../helpers/common.js";
 import { spawnBash, spawnSession } from "../helpers/sessions.js";
 
 const temps: string[] = [];
@@ -255,6 +256,66 @@ describe("bash start-up files with shell integration", () => {
     expect(keys.output).toBe("1\n1\n1");
     const child = await sh.run("bash -i -c 'echo child-ok' 2>&1");
     expect(child.output).toBe("child-ok");
+  });
+});
+
+describe("bash's clear key (Ctrl-X Ctrl-K) before a cell", () => {
+  const CLEAR = "\x18\x0b";
+  /** What was written to the terminal, one entry per write, from a recording of the session. */
+  async function writes(file: string): Promise<string[]> {
+    return (await readAsciicast(file)).events.filter((event) => event[1] === "i").map((event) => event[2]);
+  }
+
+  it("is typed only when something may be on the line: first cell, typed input, a cell that ran nothing (histverify), a pasted cell", async () => {
+    const file = join(tempDir(), "input.cast");
+    const sh = await spawnBash({ record: file });
+    expect((await sh.run("echo 1")).output).toBe("1");
+    expect((await sh.run("echo 2")).output).toBe("2");
+    await sh.type("stray");
+    expect((await sh.run("echo 3")).output).toBe("3");
+    await sh.run("shopt -s histverify");
+    // The expanded line is put back to be edited: no command ran, and it waits on the line.
+    expect((await sh.run("echo !!")).output).toBe("");
+    expect((await sh.run("echo 4")).output).toBe("4");
+    expect((await sh.run("echo 5\necho 6")).output).toBe("5\n6");
+    expect((await sh.run("echo 7")).output).toBe("7");
+    expect((await sh.run("# no command")).output).toBe("");
+    expect((await sh.run("echo 8")).output).toBe("8");
+    await sh.close();
+    expect(await writes(file)).toEqual([
+      `${CLEAR}echo 1\r`,
+      "echo 2\r",
+      "stray",
+      `${CLEAR}echo 3\r`,
+      "shopt -s histverify\r",
+      "echo !!\r",
+      `${CLEAR}echo 4\r`,
+      "\x1b[200~echo 5\necho 6\x1b[201~\r",
+      `${CLEAR}echo 7\r`,
+      "# no command\r",
+      `${CLEAR}echo 8\r`,
+    ]);
+  });
+
+  it("is typed before every cell by a detector wrapped in one that does not pass on what the session writes", async () => {
+    const inner = detectors.shellIntegration();
+    const wrapped: FrameDetector = {
+      name: inner.name,
+      markPrefix: inner.markPrefix as string,
+      removesEcho: true,
+      tracksPrompt: true,
+      setup: (plan) => inner.setup?.(plan) ?? plan,
+      attach: (io) => inner.attach?.(io),
+      encode: (code) => inner.encode?.(code) ?? `${code}\r`,
+      feed: (event) => inner.feed(event),
+      clearLineSequence: () => inner.clearLineSequence?.() ?? "",
+      dispose: () => inner.dispose?.(),
+    };
+    const file = join(tempDir(), "input.cast");
+    const sh = await spawnBash({ detector: wrapped, record: file });
+    for (const n of [1, 2, 3]) expect((await sh.run(`echo ${n}`)).output).toBe(String(n));
+    await sh.close();
+    expect(await writes(file)).toEqual([`${CLEAR}echo 1\r`, `${CLEAR}echo 2\r`, `${CLEAR}echo 3\r`]);
   });
 });
 

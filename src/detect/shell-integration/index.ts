@@ -206,6 +206,22 @@ class ShellIntegrationDetector implements FrameDetector {
   /** The session tells when each chunk came before feeding it (see {@link startOfChunk}): a raw feed reads no clock. */
   #toldChunkTimes = false;
   #disposed = false;
+  /**
+   * bash's line editor holds an empty line: the last cell was a plain line typed into the local bash
+   * (no nesting) that ran a command (its start mark came) and came back to the prompt, and nothing
+   * but that cell was written to the terminal since it was typed. The next cell is then typed
+   * without the clear key (2 reads and 3k instructions less for bash a cell). Anything else (the
+   * first cell, input typed by anyone, a query's answer, an interrupt, a cell that ran nothing, as
+   * when `histverify` puts the line back to be edited) leaves it false until such a cell again.
+   * Only where the session tells what it writes (see {@link inputWritten}).
+   */
+  #lineEmpty = false;
+  /** The bytes of the cell being typed that may leave the line empty, until the session writes them. */
+  #cellBytes: string | undefined;
+  /** Since the cell was typed, nothing else was written to the terminal. */
+  #cellInputOnly = false;
+  /** The session tells every write to the terminal (see {@link inputWritten}): it did once. */
+  #toldInput = false;
 
   constructor(inBand: boolean, followNested: boolean) {
     this.markPrefix = `${OSC};${this.#secret};`;
@@ -229,6 +245,9 @@ class ShellIntegrationDetector implements FrameDetector {
   /** The program the cells go to now: the last of {@link #levels}, kept at hand (looked up several times a cell). */
   #setTop(): void {
     this.#top = this.#levels[this.#levels.length - 1] as Level;
+    // Another program now reads the terminal: nothing is known of its line.
+    this.#lineEmpty = false;
+    this.#cellInputOnly = false;
   }
 
   setup(plan: SpawnPlan): SpawnPlan {
@@ -283,6 +302,10 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   encode(code: string): string {
+    const lineEmpty = this.#lineEmpty;
+    this.#lineEmpty = false;
+    this.#cellInputOnly = false;
+    this.#cellBytes = undefined;
     this.#codeLines = code.includes("\n")
       ? code
           .split("\n")
@@ -315,11 +338,18 @@ class ShellIntegrationDetector implements FrameDetector {
       return `${TTY_KILL}__agent_tty_start; eval "$(cat <<'${end}'\r${code.replace(/\n/g, "\r")}\r${end}\r)"; __agent_tty_end\r`;
     }
     if (top.shell === "fish") this.#watchIncomplete(top.remote ? REMOTE_INCOMPLETE_QUIET_MS : INCOMPLETE_QUIET_MS);
-    const clear = top.clear ?? "";
     // The line is cleared first: whatever reached the line editor since the prompt (a terminal's
-    // answer to a query nobody read, a stray key) is dropped instead of being run with the cell. A
-    // short one-line cell is typed; anything else is pasted, so it runs as one unit and no tab completes.
-    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) return `${clear}${code}\r`;
+    // answer to a query nobody read, a stray key) is dropped instead of being run with the cell. Not
+    // when the line is known to be empty (see #lineEmpty). A short one-line cell is typed; anything
+    // else is pasted, so it runs as one unit and no tab completes.
+    const clear = lineEmpty ? "" : (top.clear ?? "");
+    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) {
+      const bytes = `${clear}${code}\r`;
+      if (top.shell === "bash" && top.clear !== TTY_KILL && !top.remote && this.#levels.length === 1 && this.#toldInput) {
+        this.#cellBytes = bytes;
+      }
+      return bytes;
+    }
     return `${clear}\x1b[200~${code}\x1b[201~\r`;
   }
 
@@ -513,6 +543,25 @@ class ShellIntegrationDetector implements FrameDetector {
     if (this.#readyStep !== undefined) this.#takeReadyStep();
   }
 
+  /**
+   * The session wrote `data` to the terminal (the cell's own bytes too, after {@link encode}): what
+   * the line editor may hold. Called by the session for every write, and with "" when it starts; a
+   * detector wrapped in one that does not pass this on always clears the line.
+   *
+   * @internal
+   */
+  inputWritten(data: string): void {
+    this.#toldInput = true;
+    if (data === this.#cellBytes) {
+      this.#cellBytes = undefined;
+      this.#cellInputOnly = true;
+      return;
+    }
+    this.#cellBytes = undefined;
+    this.#cellInputOnly = false;
+    this.#lineEmpty = false;
+  }
+
   /** Takes the ready step now: at the end of the chunk, or before a later mark of the same chunk (as a ready mark would have come first). */
   #takeReadyStep(): void {
     const ready = this.#readyStep;
@@ -534,6 +583,9 @@ class ShellIntegrationDetector implements FrameDetector {
     const top = this.#top;
     if (fieldsEnd !== -1) top.cwd = mark.slice(fieldsEnd + 1);
     this.#pendingEnd = { kind: "end", exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
+    // A command of the typed line ran (its start mark came) and the shell is back at its prompt: its line is empty.
+    this.#lineEmpty = this.#cellInputOnly && !this.#awaitingStart && !this.#incomplete;
+    this.#cellInputOnly = false;
     if (this.#awaitingStart && !this.#incomplete) {
       // No command started: the cell ran none (a comment, a syntax error), or the line editor
       // redrew its prompt between accepting the line and running it. Only a prompt that stays ends it.
