@@ -57,13 +57,24 @@ const floorHooks = {
     if (typeof plan.env.PROMPT_COMMAND !== "string")
       throw new Error("SKIP: shellIntegration() no longer loads bash's init file from PROMPT_COMMAND");
     const sh = await FloorShell.spawn({ home, plan });
-    const encode = (code) => d.encode?.(code) ?? `${code}\r`;
+    // The detector hears what a session would tell it (every write, and the marks of a cell), so a
+    // cell is encoded as the library sends it (the clear key only when needed; after a flood, whose
+    // output is not searched, always).
+    d.inputWritten?.("");
+    const marks = new RegExp(`\\x1b\\](${d.markPrefix}[^\\x07]*)\\x07`, "g");
+    const send = async (code, feed) => {
+      const bytes = d.encode?.(code) ?? `${code}\r`;
+      d.inputWritten?.(bytes);
+      const r = await sh.runBytes(bytes);
+      if (feed && r.raw !== undefined) for (const [, mark] of r.raw.matchAll(marks)) d.feed({ mark });
+      return r;
+    };
     return {
-      run: (code) => sh.runBytes(encode(code)),
-      flood: (code) => sh.runBytes(encode(code)),
+      run: (code) => send(code, true),
+      flood: (code) => send(code, false),
       text: (r) => floorClean(r.raw),
       exitCode: (r) => r.exitCode,
-      // The detector never sees its marks here: dispose() removes its init file.
+      // dispose() removes the detector's init file (if no prompt it was fed removed it).
       close: () => sh.close().then(() => d.dispose?.()),
     };
   },
