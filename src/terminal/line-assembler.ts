@@ -111,17 +111,36 @@ export class LineAssembler {
       else break; // cut off, or ended by another sequence: the usual path knows what that means
       if (end - bodyStart >= MAX_ESCAPE_CHARS) break;
       if (at > from) {
-        if (marks === 0) this.#pushText(text.slice(from, at), afterCr, sink);
-        else this.push(text.slice(from, at), sink);
+        const piece = text.slice(from, at);
+        if (marks === 0) {
+          if (afterCr || !this.#pushedLinePiece(piece, sink)) this.#pushText(piece, afterCr, sink);
+        } else if (!this.#pushedLinePiece(piece, sink)) this.push(piece, sink);
       }
       marks++;
       sink.mark(text.slice(bodyStart, end));
       from = end === bel ? end + 1 : end + 2;
     }
     if (marks === 0) return false;
-    if (from < text.length) this.push(text.slice(from), sink);
+    if (from < text.length) {
+      const rest = text.slice(from);
+      if (!this.#pushedLinePiece(rest, sink)) this.push(rest, sink);
+    }
     // Not plain for a screen: it holds escape sequences.
     this.#lastPlain = false;
+    return true;
+  }
+
+  /**
+   * A piece of a chunk between marks (bash's echo, its command's output, its prompt), taken the
+   * short way when it is plain lines with at most a private mode at its end (see {@link linePiece})
+   * and nothing is held from before it: the lines `push` would make of it, without the tests for
+   * everything else. Returns false, having done nothing, for any other piece.
+   */
+  #pushedLinePiece(piece: string, sink: LineSink): boolean {
+    if (this.#heldCr || this.#pending !== "" || this.#col !== this.#text.length) return false;
+    const plain = linePiece(piece, this.#text === "");
+    if (plain === undefined) return false;
+    this.#pushPlainText(plain, sink);
     return true;
   }
 
@@ -362,6 +381,32 @@ function endsOutsideEscape(text: string, from: number, to: number): boolean {
   // `to` is where a mark starts (an ESC): a control sequence that matches ends before it.
   WHOLE_CSI.lastIndex = esc;
   return WHOLE_CSI.test(text);
+}
+
+/**
+ * Complete lines (CR LF), then the start of an unfinished one, of plain text (TAB allowed), and at
+ * most one private mode set/reset at the very end, maybe followed by a CR: what bash prints between
+ * its marks (`echo hi\r\n\x1b[?2004l\r`, `hi\r\n\x1b[?2004h`, `$ `). Linear: no part of it can
+ * match where another does.
+ */
+const LINE_PIECE = /^(?:[^\x00-\x08\x0a-\x1f\x7f-\x9f]*\r\n)*[^\x00-\x08\x0a-\x1f\x7f-\x9f]*(?:\x1b\[\?[\d;]*[hl]\r?)?$/;
+
+/**
+ * What the usual path (`scanPlainChunk`, then {@link lineOnly}) passes on as plain text for a piece
+ * that matches {@link LINE_PIECE} and holds at most one line end, worked out without it: the piece
+ * without its private mode, and without the CR after it where that CR starts a line (it moves
+ * nothing). `undefined` for any other piece. More line ends would take a screen's plain path
+ * (`LineSink.block`), which reads what `scanPlainChunk` saw: those go the usual way.
+ */
+function linePiece(text: string, atLineStart: boolean): string | undefined {
+  if (!LINE_PIECE.test(text)) return undefined;
+  const lf = text.indexOf("\n");
+  if (lf !== -1 && text.indexOf("\n", lf + 1) !== -1) return undefined;
+  const esc = text.indexOf("\x1b");
+  if (esc === -1) return text;
+  if (text.charCodeAt(text.length - 1) !== 13) return text.slice(0, esc);
+  const lineStart = esc === 0 ? atLineStart : text.charCodeAt(esc - 1) === 10;
+  return lineStart ? text.slice(0, esc) : `${text.slice(0, esc)}\r`;
 }
 
 /** A private mode set/reset where it is put (sticky), for {@link withoutLastMode}. */
