@@ -43,6 +43,8 @@ export class LineAssembler {
   /** The last plain chunk ended with a CR, not yet applied (see `push`). */
   #heldCr = false;
   #lastPlain = false;
+  /** Where the line end of the piece {@link LineAssembler.#takesLinePiece} last took is (-1: none). */
+  #pieceLf = -1;
   readonly #markPrefix: string | undefined;
   /** Where a mark starts: ESC ] and the prefix. */
   readonly #markStart: string | undefined;
@@ -101,7 +103,10 @@ export class LineAssembler {
     let marks = 0;
     let from = 0;
     for (let at = text.indexOf(markStart); at !== -1; at = text.indexOf(markStart, from)) {
-      if (!endsOutsideEscape(text, from, at)) break;
+      const piece = at > from ? text.slice(from, at) : "";
+      // Plain lines (most pieces) end outside any escape sequence: nothing more to look at.
+      const lines = piece !== "" && (marks > 0 || !afterCr) && this.#takesLinePiece(piece);
+      if (!lines && !endsOutsideEscape(text, from, at)) break;
       const bodyStart = at + 2;
       const bel = text.indexOf("\x07", bodyStart);
       const esc = text.indexOf("\x1b", bodyStart);
@@ -110,11 +115,10 @@ export class LineAssembler {
       else if (esc !== -1 && text.charCodeAt(esc + 1) === 0x5c /* ST */) end = esc;
       else break; // cut off, or ended by another sequence: the usual path knows what that means
       if (end - bodyStart >= MAX_ESCAPE_CHARS) break;
-      if (at > from) {
-        const piece = text.slice(from, at);
-        if (marks === 0) {
-          if (afterCr || !this.#pushedLinePiece(piece, sink)) this.#pushText(piece, afterCr, sink);
-        } else if (!this.#pushedLinePiece(piece, sink)) this.push(piece, sink);
+      if (lines) this.#pushLinePiece(piece, sink);
+      else if (piece !== "") {
+        if (marks === 0) this.#pushText(piece, afterCr, sink);
+        else this.push(piece, sink);
       }
       marks++;
       sink.mark(text.slice(bodyStart, end));
@@ -123,7 +127,8 @@ export class LineAssembler {
     if (marks === 0) return false;
     if (from < text.length) {
       const rest = text.slice(from);
-      if (!this.#pushedLinePiece(rest, sink)) this.push(rest, sink);
+      if (this.#takesLinePiece(rest)) this.#pushLinePiece(rest, sink);
+      else this.push(rest, sink);
     }
     // Not plain for a screen: it holds escape sequences.
     this.#lastPlain = false;
@@ -131,17 +136,45 @@ export class LineAssembler {
   }
 
   /**
-   * A piece of a chunk between marks (bash's echo, its command's output, its prompt), taken the
-   * short way when it is plain lines with at most a private mode at its end (see {@link linePiece})
-   * and nothing is held from before it: the lines `push` would make of it, without the tests for
-   * everything else. Returns false, having done nothing, for any other piece.
+   * Whether a piece of a chunk between marks (bash's echo, its command's output, its prompt) can
+   * take the short way, {@link LineAssembler.#pushLinePiece}: it is plain lines with at most a
+   * private mode at its end (see {@link LINE_PIECE}), with at most one line end (more take a
+   * screen's plain path, `LineSink.block`, which reads what `scanPlainChunk` saw), and nothing is
+   * held from before it.
    */
-  #pushedLinePiece(piece: string, sink: LineSink): boolean {
-    if (this.#heldCr || this.#pending !== "" || this.#col !== this.#text.length) return false;
-    const plain = linePiece(piece, this.#text === "");
-    if (plain === undefined) return false;
-    this.#pushPlainText(plain, sink);
+  #takesLinePiece(piece: string): boolean {
+    if (this.#heldCr || this.#pending !== "" || this.#col !== this.#text.length || !LINE_PIECE.test(piece)) return false;
+    const lf = piece.indexOf("\n");
+    if (lf !== -1 && piece.indexOf("\n", lf + 1) !== -1) return false;
+    this.#pieceLf = lf;
     return true;
+  }
+
+  /**
+   * A piece {@link LineAssembler.#takesLinePiece} took: the line it ends, then the start of the
+   * next, as the usual path (`scanPlainChunk`, `lineOnly`, then `#pushPlain`) makes them: its
+   * private mode shows nothing, and a CR after it is held, unless it starts a line (it moves nothing).
+   */
+  #pushLinePiece(piece: string, sink: LineSink): void {
+    const lf = this.#pieceLf;
+    const esc = piece.indexOf("\x1b");
+    const end = esc === -1 ? piece.length : esc;
+    const heldCr =
+      esc !== -1 && piece.charCodeAt(piece.length - 1) === 13 && (esc === 0 ? this.#text !== "" : piece.charCodeAt(esc - 1) !== 10);
+    let start = 0;
+    if (lf !== -1) {
+      // Every LF of such a piece comes after a CR.
+      const line = piece.slice(0, lf - 1);
+      if (this.#text === "") sink.line(line);
+      else {
+        sink.line(this.#text + line);
+        this.#text = "";
+        this.#col = 0;
+      }
+      start = lf + 1;
+    }
+    if (start < end) this.#append(piece.slice(start, end), sink);
+    this.#heldCr = heldCr;
   }
 
   #pushText(text: string, afterCr: boolean, sink: LineSink): void {
@@ -390,24 +423,6 @@ function endsOutsideEscape(text: string, from: number, to: number): boolean {
  * match where another does.
  */
 const LINE_PIECE = /^(?:[^\x00-\x08\x0a-\x1f\x7f-\x9f]*\r\n)*[^\x00-\x08\x0a-\x1f\x7f-\x9f]*(?:\x1b\[\?[\d;]*[hl]\r?)?$/;
-
-/**
- * What the usual path (`scanPlainChunk`, then {@link lineOnly}) passes on as plain text for a piece
- * that matches {@link LINE_PIECE} and holds at most one line end, worked out without it: the piece
- * without its private mode, and without the CR after it where that CR starts a line (it moves
- * nothing). `undefined` for any other piece. More line ends would take a screen's plain path
- * (`LineSink.block`), which reads what `scanPlainChunk` saw: those go the usual way.
- */
-function linePiece(text: string, atLineStart: boolean): string | undefined {
-  if (!LINE_PIECE.test(text)) return undefined;
-  const lf = text.indexOf("\n");
-  if (lf !== -1 && text.indexOf("\n", lf + 1) !== -1) return undefined;
-  const esc = text.indexOf("\x1b");
-  if (esc === -1) return text;
-  if (text.charCodeAt(text.length - 1) !== 13) return text.slice(0, esc);
-  const lineStart = esc === 0 ? atLineStart : text.charCodeAt(esc - 1) === 10;
-  return lineStart ? text.slice(0, esc) : `${text.slice(0, esc)}\r`;
-}
 
 /** A private mode set/reset where it is put (sticky), for {@link withoutLastMode}. */
 const PRIVATE_MODE_HERE = /\x1b\[\?[\d;]*[hl]/y;
