@@ -160,7 +160,10 @@ class ShellIntegrationDetector implements FrameDetector {
   /** The last of {@link #levels} (see {@link #setTop}). */
   #top: Level;
   #boot: Boot | undefined;
-  #codeLines: string[] = [];
+  /** The cell's code, trimmed, when it is one line ("" when blank; most cells): no list is made for it. */
+  #codeLine = "";
+  /** The cell's non-blank lines, trimmed, when it has several. */
+  #codeLines: string[] | undefined;
   #io: DetectorIo | undefined;
   #outputStarted = false;
   #incomplete = false;
@@ -306,12 +309,17 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#lineEmpty = false;
     this.#cellInputOnly = false;
     this.#cellBytes = undefined;
-    this.#codeLines = code.includes("\n")
-      ? code
-          .split("\n")
-          .map((line) => line.trim())
-          .filter((line) => line !== "")
-      : oneLine(code.trim());
+    // Printable ASCII (most cells) holds no line end.
+    const plainLine = PLAIN_LINE.test(code);
+    if (!plainLine && code.includes("\n")) {
+      this.#codeLines = code
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line !== "");
+    } else {
+      this.#codeLines = undefined;
+      this.#codeLine = code.trim();
+    }
     this.#outputStarted = false;
     this.#incomplete = false;
     this.#typing = true;
@@ -343,7 +351,7 @@ class ShellIntegrationDetector implements FrameDetector {
     // when the line is known to be empty (see #lineEmpty). A short one-line cell is typed; anything
     // else is pasted, so it runs as one unit and no tab completes.
     const clear = lineEmpty ? "" : (top.clear ?? "");
-    if (code.length <= TYPED_CELL_MAX_CHARS && PLAIN_LINE.test(code)) {
+    if (code.length <= TYPED_CELL_MAX_CHARS && plainLine) {
       const bytes = `${clear}${code}\r`;
       if (top.shell === "bash" && top.clear !== TTY_KILL && !top.remote && this.#levels.length === 1 && this.#toldInput) {
         this.#cellBytes = bytes;
@@ -430,8 +438,9 @@ class ShellIntegrationDetector implements FrameDetector {
     const tagged = first >= 0x30 && first <= 0x39 ? /^(\d+):/.exec(body) : null;
     const depth = tagged === null ? 0 : Number(tagged[1]);
     const mark = tagged === null ? body : body.slice(tagged[0].length);
+    const kind = tagged === null ? first : mark.charCodeAt(0);
     const boot = this.#boot;
-    if (mark.charCodeAt(0) === 0x57 /* W */) {
+    if (kind === 0x57 /* W */) {
       // bash's working directory, printed before a prompt when it changed: remembered, never an end.
       if (boot !== undefined && depth === boot.depth) boot.cwd = mark.slice(2);
       else {
@@ -450,7 +459,7 @@ class ShellIntegrationDetector implements FrameDetector {
     if (depth > top) return undefined;
     if (depth < top) this.#leaveTo(depth, mark);
     else if (this.#top.repl !== undefined) return undefined;
-    return this.#onLevelMark(mark);
+    return this.#onLevelMark(mark, kind);
   }
 
   /** Programs above `depth` ended: the shell there printed its status mark. */
@@ -477,9 +486,10 @@ class ShellIntegrationDetector implements FrameDetector {
     this.#outputStarted = true;
   }
 
-  #onLevelMark(mark: string): Verdict | undefined {
-    switch (mark.charAt(0)) {
-      case "C":
+  /** A mark of the program the cells go to; `kind`: its first character's code. */
+  #onLevelMark(mark: string, kind: number): Verdict | undefined {
+    switch (kind) {
+      case 0x43 /* C */:
         this.#typing = false;
         this.#awaitingStart = false;
         this.#tentative = false;
@@ -487,20 +497,20 @@ class ShellIntegrationDetector implements FrameDetector {
         if (this.#outputStarted) return undefined;
         this.#outputStarted = true;
         return OUTPUT_START;
-      case "D": {
+      case 0x44 /* D */: {
         const verdict = this.#onStatus(mark);
         // bash's status mark opens its prompt and is the prompt's only mark: it is ready too.
         if (this.#top.shell === "bash" && this.#pendingEnd !== undefined) this.#readyAfterChunk(this.#onReadyStep);
         return verdict;
       }
-      case "P":
+      case 0x50 /* P */:
         // A continuation prompt: the cell is incomplete (open quote, block or heredoc). Cancel it
         // rather than wait for input that will never come; bash and zsh report status 130.
         // Outside a cell it is a person's multi-line command: theirs to finish.
         if (this.#outputStarted || this.#incomplete || !this.#awaitingStart) return undefined;
         this.#cancelIncomplete();
         return OUTPUT_START;
-      case "B":
+      case 0x42 /* B */:
         return this.#onReady();
       default:
         return undefined;
@@ -579,7 +589,10 @@ class ShellIntegrationDetector implements FrameDetector {
     if (this.#pendingEnd !== undefined) return undefined;
     // D;<status>;<cwd> (the cwd may hold ";"); bash's D;<status>: the directory last said.
     const fieldsEnd = mark.indexOf(";", 2);
-    const exitCode = Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
+    // bash's D;<status> with a one-digit status (most cells): read as it is.
+    const digit = mark.length === 3 ? mark.charCodeAt(2) - 0x30 : -1;
+    const exitCode =
+      digit >= 0 && digit <= 9 ? digit : Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
     const top = this.#top;
     if (fieldsEnd !== -1) top.cwd = mark.slice(fieldsEnd + 1);
     this.#pendingEnd = { kind: "end", exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
@@ -824,7 +837,8 @@ class ShellIntegrationDetector implements FrameDetector {
     const partial = this.#partialLine;
     if (partial === "" || partial === this.#remoteTried) return;
     this.#remoteTried = partial;
-    const line = this.#codeLines[this.#codeLines.length - 1] ?? "";
+    const lines = this.#codeLines;
+    const line = lines === undefined ? this.#codeLine : (lines[lines.length - 1] ?? "");
     const name = basename(
       line.split(/\s+/).find((word) => word !== "" && !word.includes("=") && word !== "exec" && word !== "sudo") ?? line,
     );
@@ -915,7 +929,9 @@ class ShellIntegrationDetector implements FrameDetector {
   #looksLikeEcho(line: string): boolean {
     const trimmed = line.trim();
     if (trimmed === "") return true;
-    for (const code of this.#codeLines) if (trimmed.includes(code)) return true;
+    const lines = this.#codeLines;
+    if (lines === undefined) return this.#codeLine !== "" && trimmed.includes(this.#codeLine);
+    for (const code of lines) if (trimmed.includes(code)) return true;
     return false;
   }
 
@@ -941,9 +957,4 @@ class ShellIntegrationDetector implements FrameDetector {
 function replVerdict(repl: FrameDetector, event: Extract<DetectorInput, { line: string }>): Verdict | undefined {
   const result: FeedResult | Promise<FeedResult> = repl.feed(event);
   return result instanceof Promise ? undefined : toVerdict(result);
-}
-
-/** A one-line cell's lines, as `encode` keeps them (none when blank). */
-function oneLine(trimmed: string): string[] {
-  return trimmed === "" ? [] : [trimmed];
 }
