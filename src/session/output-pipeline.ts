@@ -306,13 +306,16 @@ export class OutputPipeline {
 
   /** An input line in the transcript, on a line of its own (nothing for an empty one). */
   #publishInput(line: string): void {
-    if (line !== "") this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`);
+    if (line !== "") this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`, undefined, true);
   }
 
-  /** Clean text to the transcript and streams; `staged` is the frame whose output it just went to. */
-  #publishClean(text: string, staged?: FrameCollector): void {
+  /**
+   * Clean text to the transcript and streams; `staged` is the frame whose output it just went to;
+   * `endsLine`: the text ends with a line end (told by callers that made it so).
+   */
+  #publishClean(text: string, staged?: FrameCollector, endsLine = text.endsWith("\n")): void {
     if (text === "") return;
-    this.#atLineStart = text.endsWith("\n");
+    this.#atLineStart = endsLine;
     const stage = staged?.lastStaged;
     if (staged === undefined || stage === undefined) this.#transcript.append(text);
     else {
@@ -432,7 +435,7 @@ export class OutputPipeline {
     this.#liveGate = this.#detector.markPrefix !== undefined;
     this.#lastPartial = "";
     this.#publishInput(this.#typed.take() ?? "");
-    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${code}\n`);
+    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${code}\n`, undefined, true);
   }
 
   /** The cell's lock was released: no echo is expected any more. */
@@ -464,7 +467,7 @@ export class OutputPipeline {
       const text = frame.peek();
       if (text !== "") {
         control.push(text);
-        this.#publishClean(`${text}\n`);
+        this.#publishClean(`${text}\n`, undefined, true);
       }
     }
     if (note !== undefined) {
@@ -500,7 +503,7 @@ export class OutputPipeline {
    * (on a line of its own).
    */
   recordInput(line: string): void {
-    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`);
+    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`, undefined, true);
   }
 
   /** The last `lines` lines of the clean transcript, `\n`-joined. */

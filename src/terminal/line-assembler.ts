@@ -85,7 +85,8 @@ export class LineAssembler {
       text = this.#pending + text;
       this.#pending = "";
     }
-    if (this.#markStart !== undefined && text.includes(this.#markStart) && this.#pushAroundMarks(text, afterCr, sink)) return;
+    const firstMark = this.#markStart === undefined ? -1 : text.indexOf(this.#markStart);
+    if (firstMark !== -1 && this.#pushAroundMarks(text, firstMark, afterCr, sink)) return;
     this.#pushText(text, afterCr, sink);
   }
 
@@ -96,13 +97,13 @@ export class LineAssembler {
    * same lines). Returns false, having done nothing, when a piece before a mark would end inside an
    * escape sequence (the mark would end it there): the chunk takes the usual path then.
    */
-  #pushAroundMarks(text: string, afterCr: boolean, sink: LineSink): boolean {
+  #pushAroundMarks(text: string, firstMark: number, afterCr: boolean, sink: LineSink): boolean {
     const markStart = this.#markStart as string;
     // Each piece and mark goes out as soon as the mark is known whole (what comes after it decides
     // nothing about it): no list of cuts is made.
     let marks = 0;
     let from = 0;
-    for (let at = text.indexOf(markStart); at !== -1; at = text.indexOf(markStart, from)) {
+    for (let at = firstMark; at !== -1; at = text.indexOf(markStart, from)) {
       const piece = at > from ? text.slice(from, at) : "";
       // Plain lines (most pieces) end outside any escape sequence: nothing more to look at.
       const lines = piece !== "" && (marks > 0 || !afterCr) && this.#takesLinePiece(piece);

@@ -316,6 +316,7 @@ class ShellIntegrationDetector implements FrameDetector {
         .split("\n")
         .map((line) => line.trim())
         .filter((line) => line !== "");
+      this.#codeLine = "";
     } else {
       this.#codeLines = undefined;
       this.#codeLine = code.trim();
@@ -591,8 +592,7 @@ class ShellIntegrationDetector implements FrameDetector {
     const fieldsEnd = mark.indexOf(";", 2);
     // bash's D;<status> with a one-digit status (most cells): read as it is.
     const digit = mark.length === 3 ? mark.charCodeAt(2) - 0x30 : -1;
-    const exitCode =
-      digit >= 0 && digit <= 9 ? digit : Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
+    const exitCode = digit >= 0 && digit <= 9 ? digit : Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
     const top = this.#top;
     if (fieldsEnd !== -1) top.cwd = mark.slice(fieldsEnd + 1);
     this.#pendingEnd = { kind: "end", exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
@@ -927,6 +927,8 @@ class ShellIntegrationDetector implements FrameDetector {
   // Before the first command starts, what the shell shows is the echoed cell
   // (or, with no command at all, an error about it).
   #looksLikeEcho(line: string): boolean {
+    // The echo as typed (most cells): nothing to trim or search.
+    if (line === this.#codeLine && line !== "") return true;
     const trimmed = line.trim();
     if (trimmed === "") return true;
     const lines = this.#codeLines;
