@@ -7,7 +7,10 @@ import { isLinuxProcAvailable, readForeground } from "../pty/proc-state.js";
 const INTERRUPT_GRACE_MS = 3_000;
 /** How long `interrupt({ force: true })` waits for the prompt before it releases the lock anyway. */
 const INTERRUPT_FORCE_GRACE_MS = 1_000;
-/** Over ssh (a typed Ctrl-C): how often it is typed again while the prompt does not come back. */
+/**
+ * Over ssh (a typed Ctrl-C): how long after the first one it is typed again while the prompt does not
+ * come back; each later one waits twice as long as the one before.
+ */
 const REMOTE_INTERRUPT_RESEND_MS = 300;
 /** Over ssh: the quiet after an interrupt before the next cell is typed (a Ctrl-C typed again may still be on its way). */
 const REMOTE_INTERRUPT_SETTLE_MS = 150;
@@ -100,17 +103,27 @@ export class Interrupter {
     const byKey = sequence !== "\x03" || this.#detector.interruptByKey?.() === true;
     if (!byKey) await this.#interruptShellJob(target);
     else this.#type(sequence);
-    const resend = !byKey
+    let resend: NodeJS.Timeout | undefined = !byKey
       ? setInterval(() => void this.#interruptShellJob(target), INTERRUPT_RESEND_MS)
-      : sequence === "\x03"
-        ? // Over ssh a Ctrl-C can be lost too (the far command between fork and exec): typed again, rarely,
-          // as a round trip may still be bringing the prompt back.
-          setInterval(() => {
-            if (target.holdsLock() && !this.#host.exited()) this.#type(sequence);
-          }, REMOTE_INTERRUPT_RESEND_MS)
-        : undefined;
+      : undefined;
+    if (byKey && sequence === "\x03") {
+      // Over ssh a Ctrl-C can be lost too (the far command between fork and exec): typed again, rarely,
+      // as a round trip may still be bringing the prompt back. Ever more rarely: nothing here tells a
+      // lost one from one the far shell took (it prints its newline either way), and a Ctrl-C that
+      // reaches the shell while it runs its prompt commands (pyenv's hook, a git prompt; slow under
+      // load) cuts them short and the shell starts its prompt over: typed every 300 ms, the prompt
+      // never came back.
+      let delayMs = REMOTE_INTERRUPT_RESEND_MS;
+      const again = (): void => {
+        if (!target.holdsLock() || this.#host.exited()) return;
+        this.#type(sequence);
+        delayMs *= 2;
+        resend = setTimeout(again, delayMs);
+      };
+      resend = setTimeout(again, delayMs);
+    }
     await settleWithin(target.released(), force ? INTERRUPT_FORCE_GRACE_MS : INTERRUPT_GRACE_MS, undefined);
-    clearInterval(resend);
+    clearTimeout(resend);
     if (!target.holdsLock()) return undefined;
     // Over ssh the local ssh always looks like it reads: only force releases a remote cell.
     if (this.#detector.interruptByKey?.() !== true && this.#host.waitingForInput() === true) return RELEASED_READING_NOTE;

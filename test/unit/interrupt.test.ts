@@ -136,6 +136,20 @@ describe("Interrupter.stop over ssh or in a container (the Ctrl-C is typed to th
     expect(await stopped).toBeUndefined();
   });
 
+  it("types it again ever more rarely: 300 ms after the first, then twice as long after each (a far prompt command is not cut short for ever)", async () => {
+    useFakeTime();
+    const h = harness({ detector: detector({ interruptByKey: () => true }) });
+    const start = performance.now();
+    void h.interrupter.stop(h.target, false);
+    const ctrlCsAt = async (ms: number): Promise<number> => {
+      await vi.advanceTimersByTimeAsync(start + ms - performance.now());
+      return h.ctrlCs();
+    };
+    const counts: number[] = [];
+    for (const ms of [299, 301, 899, 901, 2_099, 2_101, 2_999]) counts.push(await ctrlCsAt(ms));
+    expect(counts).toEqual([1, 2, 2, 3, 3, 4, 4]);
+  });
+
   it("stops typing Ctrl-C once the program (ssh) exited", async () => {
     useFakeTime();
     const h = harness({ detector: detector({ interruptByKey: () => true }) });
