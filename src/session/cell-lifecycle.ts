@@ -210,7 +210,7 @@ export class CellLifecycle {
       dropSuffix: end.dropSuffix,
       decidedBy: run.stopping === undefined ? decidedBy : run.stopping === "timeout" ? "timeout" : "interrupt",
     });
-    this.#release(run);
+    this.#release(run, true);
   }
 
   /**
@@ -494,11 +494,12 @@ export class CellLifecycle {
     return result;
   }
 
-  /** The lock is free: the next queued cell starts (after the current chunk is handled). */
-  #release(run: CellRun): void {
+  /** The lock is free (`byPrompt`: its prompt came back): the next queued cell starts (after the current chunk is handled). */
+  #release(run: CellRun, byPrompt = false): void {
     if (this.#lock !== run) return;
     this.#lock = undefined;
-    this.#interrupts.cellReleased(this.#afterInterruptSettled);
+    // A line typed after the interrupt (over ssh): the next cell waits for its prompt.
+    if (this.#interrupts.cellReleased(this.#afterInterruptSettled, byPrompt)) this.#atPrompt = false;
     this.#inputs.stop();
     this.#output.endCell();
     if (this.#state === "busy" || this.#state === "timed_out") this.#state = "idle";

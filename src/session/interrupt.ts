@@ -134,17 +134,28 @@ export class Interrupter {
    * The cell an interrupt stopped released the lock: when a Ctrl-C was sent, the next cell waits until
    * the program has taken it in (quiet for a moment since both the Ctrl-C and its last output, and
    * reading the terminal where that can be told), then `ready` is called. Without a Ctrl-C, nothing.
+   *
+   * Over ssh, released by its prompt, an empty line is typed after the clear key: a Ctrl-C typed
+   * again may reach the far shell at that prompt, and bash (5.2, seen over ssh with a prompt command
+   * such as pyenv's hook) can take such a Ctrl-C only halfway: it acts on it once it has accepted the
+   * next line and read its first character, which the next command then lacks (`cho: command not
+   * found`). An empty line takes that instead (or draws a prompt again).
+   *
+   * @param byPrompt - whether the cell was released by its prompt (not by `force`, nor as waiting
+   * for input).
+   * @returns whether a line was typed: the next cell must then wait for its prompt.
    */
-  cellReleased(ready: () => void): void {
+  cellReleased(ready: () => void, byPrompt = false): boolean {
     let sentAt = this.#sentAt;
-    if (sentAt === undefined) return;
+    if (sentAt === undefined) return false;
     this.#sentAt = undefined;
+    const remote = this.#detector.interruptByKey?.() === true;
     const clear = this.#detector.clearLineSequence?.();
+    const line = remote && byPrompt && clear !== undefined && clear !== "" && this.#detector.tracksPrompt === true;
     if (clear !== undefined && !this.#host.exited()) {
-      this.#host.write(clear);
+      this.#host.write(line ? `${clear}\r` : clear);
       sentAt = performance.now();
     }
-    const remote = this.#detector.interruptByKey?.() === true;
     const settleMs = remote ? REMOTE_INTERRUPT_SETTLE_MS : INTERRUPT_SETTLE_MS;
     const settling = (async () => {
       const deadline = performance.now() + INTERRUPT_SETTLE_MAX_MS;
@@ -162,6 +173,7 @@ export class Interrupter {
       this.#settling = undefined;
       ready();
     });
+    return line;
   }
 
   #type(sequence: string): void {

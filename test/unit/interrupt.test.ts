@@ -187,6 +187,40 @@ describe("Interrupter.stop with the detector's own interrupt key", () => {
   });
 });
 
+describe("Interrupter.cellReleased over ssh: an empty line after the clear key", () => {
+  const shell = (): FrameDetector => detector({ interruptByKey: () => true, clearLineSequence: () => "\x18\x0b", tracksPrompt: true });
+
+  it("released by its prompt: types the clear key and an empty line, and says the next cell must wait for its prompt", async () => {
+    useFakeTime();
+    const h = harness({ detector: shell() });
+    const stopped = h.interrupter.stop(h.target, false);
+    h.prompt();
+    await stopped;
+    expect(h.interrupter.cellReleased(() => undefined, true)).toBe(true);
+    expect(h.typed).toEqual(["\x03", "\x18\x0b\r"]);
+  });
+
+  it("released without its prompt (force): types the clear key only, nothing that would submit a line to what still runs", async () => {
+    useFakeTime();
+    const h = harness({ detector: shell() });
+    const stopped = h.interrupter.stop(h.target, true);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await stopped).toBe(RELEASED_FORCED_NOTE);
+    expect(h.interrupter.cellReleased(() => undefined, false)).toBe(false);
+    expect(h.typed.at(-1)).toBe("\x18\x0b");
+  });
+
+  it("a local shell (the job got SIGINT, not the shell at its prompt) gets the clear key only", async () => {
+    useFakeTime();
+    const h = harness({ detector: detector({ clearLineSequence: () => "\x18\x0b", tracksPrompt: true }) });
+    const stopped = h.interrupter.stop(h.target, false);
+    h.prompt();
+    await stopped;
+    expect(h.interrupter.cellReleased(() => undefined, true)).toBe(false);
+    expect(h.typed).toEqual(["\x03", "\x18\x0b"]);
+  });
+});
+
 describe("Interrupter.cellReleased: the next cell waits until the Ctrl-C was taken in", () => {
   it("with no Ctrl-C sent, holds nothing and never calls back", async () => {
     useFakeTime();
