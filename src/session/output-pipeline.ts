@@ -101,6 +101,19 @@ export class OutputPipeline {
   readonly #lineWatchers = new Set<LineWatcher>();
   /** The detector, when it is told about chunks and fed in parts (see {@link ChunkFed}). */
   readonly #chunkFed: ChunkFed | undefined;
+  /**
+   * Whether a chunk of the detector's marks and plain lines only holds no terminal query: true when
+   * its mark prefix cannot start one (`ESC ] digits ?`), as a prefix with a character other than
+   * digits and `;` before any `?` cannot (shell integration's: its secret is base64url).
+   */
+  readonly #markedLinesAskNothing: boolean;
+  /**
+   * While a chunk is taken in: the host's frame, read once (a frame is asked for some seven times a
+   * chunk). Anything that may change it (a frame's end, a cell started or released) stops this for
+   * the rest of the chunk, and the host is asked again.
+   */
+  #chunkFrame: FrameCollector | undefined;
+  #chunkFrameKnown = false;
 
   /**
    * @param detector - fed every chunk, line and mark; its `markPrefix`, `removesEcho` and `linesNeeded` shape the pipeline.
@@ -124,6 +137,7 @@ export class OutputPipeline {
     if (detector.markPrefix !== undefined) {
       this.#markStart = `\x1b]${detector.markPrefix}`;
     }
+    this.#markedLinesAskNothing = detector.markPrefix !== undefined && /^[\d;]*[^\d;?]/.test(detector.markPrefix);
     this.#sink = {
       line: (text) => this.#onLine(text),
       segment: (text) => this.#collect(text),
@@ -151,24 +165,45 @@ export class OutputPipeline {
     if (this.#rawStreams.size > 0) for (const stream of this.#rawStreams) stream.push(text);
     this.#backlog.push(text);
     this.#queryAnswers?.noteOutput(text);
-    if (text.includes("\x1b") && TERMINAL_QUERY.test(text)) {
-      this.#syncScreen();
-      this.#queryAnswers?.noteOutput(afterLastQuery(text));
+    const frame = this.#host.frame();
+    this.#chunkFrame = frame;
+    this.#chunkFrameKnown = true;
+    try {
+      frame?.appendRaw(text);
+      const rawVerdict = this.#feedRaw(text);
+      if (rawVerdict !== undefined) this.#handle(rawVerdict);
+      this.#assembler.push(text, this.#sink);
+      // A cell's chunk from a shell with marks (its echo, output and prompt, and the marks) asks nothing.
+      if (text.includes("\x1b") && !(this.#markedLinesAskNothing && this.#assembler.lastPushMarkedLines) && TERMINAL_QUERY.test(text)) {
+        this.#syncScreen();
+        this.#queryAnswers?.noteOutput(afterLastQuery(text));
+      }
+      // Plain text lets the screen skip the middle of a long burst without looking at it again.
+      if (this.#assembler.lastPushPlain) this.#backlog.markPlain(text);
+      if (this.#backlog.chars > SCREEN_BATCH_CHARS) this.#bound();
+      this.#flush();
+      const partial = this.#assembler.partialLine;
+      if (partial !== "" && partial !== this.#lastPartial) {
+        this.#lastPartial = partial;
+        this.#typed.partial(partial);
+        if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(undefined, partial);
+        const verdict = this.#feedLine(partial, true);
+        if (verdict !== undefined) this.#handle(verdict);
+      }
+    } finally {
+      this.#forgetFrame();
     }
-    this.#host.frame()?.appendRaw(text);
-    this.#handle(this.#feedRaw(text));
-    this.#assembler.push(text, this.#sink);
-    // Plain text lets the screen skip the middle of a long burst without looking at it again.
-    if (this.#assembler.lastPushPlain) this.#backlog.markPlain(text);
-    if (this.#backlog.chars > SCREEN_BATCH_CHARS) this.#bound();
-    this.#flush();
-    const partial = this.#assembler.partialLine;
-    if (partial !== "" && partial !== this.#lastPartial) {
-      this.#lastPartial = partial;
-      this.#typed.partial(partial);
-      if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(undefined, partial);
-      this.#handle(this.#feedLine(partial, true));
-    }
+  }
+
+  /** The frame output goes to now (see {@link OutputPipeline.#chunkFrame}). */
+  #frame(): FrameCollector | undefined {
+    return this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
+  }
+
+  /** The frame may change: ask the host from now on. */
+  #forgetFrame(): void {
+    this.#chunkFrameKnown = false;
+    this.#chunkFrame = undefined;
   }
 
   /**
@@ -250,7 +285,8 @@ export class OutputPipeline {
   #onLine(text: string): void {
     this.#lastPartial = "";
     if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(text, "");
-    if (this.#host.frame() === undefined && this.#typed.line(text) !== undefined && !this.#idleNoise) {
+    const frame = this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
+    if (frame === undefined && this.#typed.line(text) !== undefined && !this.#idleNoise) {
       // A command typed at the prompt outside any cell: the transcript shows it without the prompt.
       this.#publishInput(this.#typed.take() ?? "");
       this.#handle(this.#feedLine(text, false));
@@ -264,7 +300,7 @@ export class OutputPipeline {
       return;
     }
     if (this.#echo?.isEcho(text) !== true) this.#collect(`${text}\n`);
-    this.#handle(verdict);
+    if (verdict !== undefined) this.#handle(verdict);
   }
 
   /**
@@ -273,7 +309,7 @@ export class OutputPipeline {
    * detector needs only the last few: those go line by line). Returns how far it took them.
    */
   #onBlock(text: string, from: number, to: number): number {
-    const frame = this.#host.frame();
+    const frame = this.#frame();
     if (frame === undefined || !frame.collecting || this.#lineWatchers.size > 0 || this.#echo?.done === false) return from;
     const needed = this.#detector.linesNeeded?.() ?? Infinity;
     if (!(needed < Infinity)) return from;
@@ -286,13 +322,13 @@ export class OutputPipeline {
   }
 
   #collect(text: string): void {
-    const frame = this.#host.frame();
+    const frame = this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
     if (frame !== undefined) frame.add(text);
     else if (!this.#idleNoise) this.#publishClean(text);
   }
 
   /** Moves the clean text of the current chunk to the frame, the cell's consumers and the transcript. */
-  #flush(frame = this.#host.frame()): void {
+  #flush(frame = this.#frame()): void {
     if (frame === undefined) return;
     const text = frame.flush();
     if (text === "") return;
@@ -394,10 +430,11 @@ export class OutputPipeline {
   #handle(verdict: Verdict | undefined): void {
     if (verdict === undefined || verdict.kind === "echo") return;
     if (verdict.kind === "end") {
+      this.#forgetFrame();
       this.#host.endFrame(verdict);
       return;
     }
-    const frame = this.#host.frame();
+    const frame = this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
     if (frame === undefined) {
       // A command typed outside any cell: show its output, not the prompt and echo around it.
       if (verdict.kind === "output-start") {
@@ -431,15 +468,18 @@ export class OutputPipeline {
    * to the transcript, and its echo will be removed from what follows.
    */
   startCell(code: string): void {
+    this.#forgetFrame();
     this.#echo = this.#genericEcho ? new EchoFilter(code) : undefined;
     this.#liveGate = this.#detector.markPrefix !== undefined;
     this.#lastPartial = "";
-    this.#publishInput(this.#typed.take() ?? "");
+    const typed = this.#typed.take();
+    if (typed !== undefined) this.#publishInput(typed);
     this.#publishClean(`${this.#atLineStart ? "" : "\n"}${code}\n`, undefined, true);
   }
 
   /** The cell's lock was released: no echo is expected any more. */
   endCell(): void {
+    this.#forgetFrame();
     this.#echo = undefined;
     this.#liveGate = false;
   }
@@ -450,7 +490,9 @@ export class OutputPipeline {
    * the next output is prompt and echo.
    */
   frameEnded(): void {
-    this.#publishInput(this.#typed.prompted(this.#assembler.partialLine) ?? "");
+    this.#forgetFrame();
+    const typed = this.#typed.prompted(this.#assembler.partialLine);
+    if (typed !== undefined) this.#publishInput(typed);
     this.#idleNoise = this.#detector.markPrefix !== undefined;
   }
 
@@ -461,6 +503,7 @@ export class OutputPipeline {
    * drawn after output without a final newline) is the output's last line.
    */
   closeFrame(frame: FrameCollector, control: CellControl, note: string | undefined, partialOutput?: string): void {
+    this.#forgetFrame();
     if (partialOutput !== undefined && partialOutput !== "") frame.add(`${partialOutput}\n`);
     this.#flush(frame);
     if (this.#liveGate) {
@@ -480,6 +523,7 @@ export class OutputPipeline {
 
   /** The unfinished line counts as output: it goes to the frame, then the frame's clean text out. */
   flushPartial(): void {
+    this.#forgetFrame();
     this.#assembler.flushPartial(this.#sink);
     this.#flush();
   }
@@ -489,6 +533,7 @@ export class OutputPipeline {
    * otherwise the prompt it left, dropped. No query is answered any more.
    */
   programExited(keepPartial: boolean): void {
+    this.#forgetFrame();
     this.#ended = true;
     this.#queryAnswers?.close();
     if (keepPartial) this.#assembler.flushPartial(this.#sink);

@@ -43,6 +43,8 @@ export class LineAssembler {
   /** The last plain chunk ended with a CR, not yet applied (see `push`). */
   #heldCr = false;
   #lastPlain = false;
+  /** The text last pushed was marks and line pieces only (see {@link LineAssembler.lastPushMarkedLines}). */
+  #lastMarkedLines = false;
   /** Where the line end of the piece {@link LineAssembler.#takesLinePiece} last took is (-1: none). */
   #pieceLf = -1;
   readonly #markPrefix: string | undefined;
@@ -73,6 +75,7 @@ export class LineAssembler {
 
   /** Feeds decoded terminal text. */
   push(chunk: string, sink: LineSink): void {
+    this.#lastMarkedLines = false;
     let text = chunk;
     let afterCr = false;
     if (this.#heldCr) {
@@ -103,6 +106,7 @@ export class LineAssembler {
     // nothing about it): no list of cuts is made.
     let marks = 0;
     let from = 0;
+    let allLines = true;
     for (let at = firstMark; at !== -1; at = text.indexOf(markStart, from)) {
       const piece = at > from ? text.slice(from, at) : "";
       // Plain lines (most pieces) end outside any escape sequence: nothing more to look at.
@@ -118,6 +122,7 @@ export class LineAssembler {
       if (end - bodyStart >= MAX_ESCAPE_CHARS) break;
       if (lines) this.#pushLinePiece(piece, sink);
       else if (piece !== "") {
+        allLines = false;
         if (marks === 0) this.#pushText(piece, afterCr, sink);
         else this.push(piece, sink);
       }
@@ -129,10 +134,14 @@ export class LineAssembler {
     if (from < text.length) {
       const rest = text.slice(from);
       if (this.#takesLinePiece(rest)) this.#pushLinePiece(rest, sink);
-      else this.push(rest, sink);
+      else {
+        allLines = false;
+        this.push(rest, sink);
+      }
     }
     // Not plain for a screen: it holds escape sequences.
     this.#lastPlain = false;
+    this.#lastMarkedLines = allLines;
     return true;
   }
 
@@ -202,6 +211,15 @@ export class LineAssembler {
     const heldCr = text.endsWith("\r");
     this.#pushPlain(text, heldCr ? text.length - 1 : text.length, sink);
     this.#heldCr = heldCr;
+  }
+
+  /**
+   * Whether the text last pushed was whole marks and, around them, plain lines with at most a
+   * private mode set/reset at the end of each piece (see {@link LINE_PIECE}): it holds no escape
+   * sequence but those (what bash prints for a cell with shell integration).
+   */
+  get lastPushMarkedLines(): boolean {
+    return this.#lastMarkedLines;
   }
 
   /**
