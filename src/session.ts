@@ -141,6 +141,8 @@ export class Session {
    * emitter (a lookup by name for each chunk and each cell event) is skipped.
    */
   #subscribed = false;
+  /** Whether anyone ever recorded the session or streamed its events: until then no `events()` stream or recording hears a cell's. */
+  #streamedOrRecorded = false;
   readonly #options: NormalizedSessionOptions;
   readonly #detector: FrameDetector;
   /** Terminal text in; clean lines, detector verdicts, transcript, streams and the screen out. */
@@ -204,8 +206,7 @@ export class Session {
       checkProcesses: () => this.#checkProcesses(),
       emit: (fields) => this.#emitEvent(fields),
       cellEventsHeard: () =>
-        this.#recordings.size > 0 ||
-        this.#eventStreams.size > 0 ||
+        (this.#streamedOrRecorded && (this.#recordings.size > 0 || this.#eventStreams.size > 0)) ||
         (this.#subscribed && (this.#emitter.listenerCount("cell") > 0 || this.#emitter.listenerCount("event") > 0)),
       detectorFailed: (error) => this.#detectorFailed(error),
     });
@@ -657,6 +658,7 @@ export class Session {
       droppedItem: (dropped) => this.#event({ type: "error", message: `dropped ${dropped} events: the consumer fell behind` }),
       onDone: () => this.#eventStreams.delete(queue),
     });
+    this.#streamedOrRecorded = true;
     if (this.#exited || this.#closing !== undefined) queue.end();
     else this.#eventStreams.add(queue);
     signal?.addEventListener("abort", () => queue.end(), { once: true });
@@ -799,6 +801,7 @@ export class Session {
       { ...(flushBytes === undefined ? {} : { flushBytes }), ...(flushIntervalMs === undefined ? {} : { flushIntervalMs }) },
       () => this.#recordings.delete(recording),
     );
+    this.#streamedOrRecorded = true;
     this.#recordings.add(recording);
     return recording;
   }

@@ -5,7 +5,7 @@ import type { SessionEventFields } from "../events.js";
 import { FrameCollector } from "../frame.js";
 import { ReusableTimeout } from "../internal/reusable-timeout.js";
 import { normalizeCellOptions, normalizeCode, type CellOptions } from "../options.js";
-import { CellRun, cellResult, releasedResult, type RunChecks, type SettleDetails } from "./cell-run.js";
+import { CellRun, cellResult, releasedResult, type NormalizedCellOptions, type RunChecks, type SettleDetails } from "./cell-run.js";
 import { InputChecks, type InputChecksHost } from "./input-checks.js";
 import { Interrupter, type InterruptHost } from "./interrupt.js";
 import type { OutputPipeline } from "./output-pipeline.js";
@@ -96,6 +96,8 @@ export class CellLifecycle {
   /** A cell waiting for the prompt (or for an interrupt to be taken in) before it is written. */
   #held: CellRun | undefined;
   readonly #interrupts: Interrupter;
+  /** The options of a cell given none (most cells), made once. */
+  readonly #defaultCellOptions: NormalizedCellOptions;
   readonly #inputs: InputChecks;
   /** The lock holder's deadline, one timer from cell to cell (see {@link ReusableTimeout}). */
   readonly #deadline = new ReusableTimeout();
@@ -129,6 +131,7 @@ export class CellLifecycle {
     this.#host = host;
     this.#interrupts = new Interrupter(detector, host, output);
     this.#inputs = new InputChecks(detector, host, output);
+    this.#defaultCellOptions = normalizeCellOptions(undefined, options.timeoutMs);
   }
 
   /** Where the lock stands. */
@@ -301,7 +304,7 @@ export class CellLifecycle {
 
   #createRun(code: string, options: CellOptions | undefined): CellRun {
     const normalizedCode = normalizeCode(code);
-    const normalized = normalizeCellOptions(options, this.#options.timeoutMs);
+    const normalized = options === undefined ? this.#defaultCellOptions : normalizeCellOptions(options, this.#options.timeoutMs);
     this.#host.assertOpen();
     if (normalized.signal?.aborted === true) throw normalized.signal.reason;
     if (this.#host.heldByHuman()) throw new HumanControlError(this.#options.name);
@@ -332,7 +335,7 @@ export class CellLifecycle {
     }
     if (run.status !== "running") run.setStatus("running");
     this.#armTimeout(run, run.options.timeoutMs, run.startTime);
-    if (run.unlisten === undefined) this.#watchAbort(run);
+    if (run.unlisten === undefined && run.options.signal !== undefined) this.#watchAbort(run);
     if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "fired", cellId: run.id, status: "running" });
     if ((!this.#atPrompt && this.#detector.tracksPrompt === true) || this.#interrupts.settling) {
       // A command typed outside any cell still runs: its prompt comes first. Or an interrupt is still being taken in.
@@ -490,7 +493,7 @@ export class CellLifecycle {
     if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
     run.control.finish(result);
     if (run.inputWaiters !== undefined) run.resolveInputWaiters(result);
-    if (!keepFrame) run.wake(result);
+    if (!keepFrame && run.settleWaiters !== undefined) run.wake(result);
     return result;
   }
 

@@ -196,7 +196,11 @@ export function cellResult(
     decidedBy: details.decidedBy,
     startedAt: run.startedAt,
   } as CellResult;
-  if (finished !== undefined) defineRaw(result as { raw: string }, finished.raw);
+  if (finished !== undefined) {
+    // A short output's raw text is a string (most cells): set as it is.
+    if (typeof finished.raw === "string") (result as { raw: string }).raw = finished.raw;
+    else defineRaw(result as { raw: string }, finished.raw);
+  }
   if (details.cwd !== undefined) (result as { cwd?: string }).cwd = details.cwd;
   if (details.nested !== undefined) (result as { nested?: NestingChange }).nested = details.nested;
   return result;

@@ -623,8 +623,9 @@ class ShellIntegrationDetector implements FrameDetector {
         this.#stopNestedWatch();
       }
       if (end === undefined) return undefined;
-      const ended = this.#withNesting(end);
-      return ended === end ? end : frameEnd(ended);
+      // Most cells neither enter nor leave a nested program: their end as it is.
+      if (this.#left.length === 0) return end;
+      return frameEnd(this.#withNesting(end));
     }
     this.#tentative = false;
     const confirmed = this.#confirmer.confirm(() => {
@@ -767,10 +768,10 @@ class ShellIntegrationDetector implements FrameDetector {
    * its own prompt (a shell, ssh, su, a REPL) becomes the next level.
    */
   #watchNested(): void {
-    this.#stopNestedWatch();
     const io = this.#io;
-    if (io === undefined || (io.foreground === undefined && !this.#top.remote)) return;
-    this.#nestedWatch.start();
+    if (io === undefined || (io.foreground === undefined && !this.#top.remote)) this.#stopNestedWatch();
+    // (The cell's `encode` already forgot the last cell's REPL candidate.)
+    else this.#nestedWatch.start();
   }
 
   #stopNestedWatch(): void {
