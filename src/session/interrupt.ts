@@ -136,10 +136,11 @@ export class Interrupter {
    * reading the terminal where that can be told), then `ready` is called. Without a Ctrl-C, nothing.
    *
    * Over ssh, released by its prompt, an empty line is typed after the clear key: a Ctrl-C typed
-   * again may reach the far shell at that prompt, and bash (5.2, seen over ssh with a prompt command
-   * such as pyenv's hook) can take such a Ctrl-C only halfway: it acts on it once it has accepted the
-   * next line and read its first character, which the next command then lacks (`cho: command not
-   * found`). An empty line takes that instead (or draws a prompt again).
+   * again may reach the far shell at that prompt, the clear key right behind it, and bash (5.2, seen
+   * over ssh with a prompt command such as pyenv's hook) then often takes the Ctrl-C only halfway: it
+   * acts on it once it has accepted the next line and read its first character, which the next
+   * command then lacks (`cho: command not found`). An empty line takes that instead (or draws a
+   * prompt again).
    *
    * @param byPrompt - whether the cell was released by its prompt (not by `force`, nor as waiting
    * for input).
