@@ -230,7 +230,18 @@ export class FrameCollector implements SealListener {
    * (see `CappedText`), and its raw text refers to them.
    */
   finish(dropLines = 0, dropSuffix = ""): FrameOutput {
-    this.flush();
+    if (this.#pieces.length > 0) this.flush();
+    if (this.#output === undefined && this.#raw === undefined && dropLines === 0 && dropSuffix === "") {
+      // A short output with nothing to drop (most cells): its one string without its final newline, its raw text as it came.
+      const small = this.#small;
+      return {
+        output: small.endsWith("\n") ? small.slice(0, -1) : small,
+        truncated: false,
+        omittedBytes: 0,
+        raw: this.#rawSmall,
+        rawOmittedBytes: 0,
+      };
+    }
     // A short output is one string (no cap, no staging): its raw ranges resolve through #outputText.
     const capped = this.#output?.finishPieces(omittedMarker);
     const raw =

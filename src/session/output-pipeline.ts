@@ -191,19 +191,14 @@ export class OutputPipeline {
         if (verdict !== undefined) this.#handle(verdict);
       }
     } finally {
-      this.#forgetFrame();
+      this.#chunkFrameKnown = false;
+      this.#chunkFrame = undefined;
     }
   }
 
   /** The frame output goes to now (see {@link OutputPipeline.#chunkFrame}). */
   #frame(): FrameCollector | undefined {
     return this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
-  }
-
-  /** The frame may change: ask the host from now on. */
-  #forgetFrame(): void {
-    this.#chunkFrameKnown = false;
-    this.#chunkFrame = undefined;
   }
 
   /**
@@ -430,7 +425,7 @@ export class OutputPipeline {
   #handle(verdict: Verdict | undefined): void {
     if (verdict === undefined || verdict.kind === "echo") return;
     if (verdict.kind === "end") {
-      this.#forgetFrame();
+      this.#chunkFrameKnown = false; // the frame may change: the host is asked again
       this.#host.endFrame(verdict);
       return;
     }
@@ -468,7 +463,7 @@ export class OutputPipeline {
    * to the transcript, and its echo will be removed from what follows.
    */
   startCell(code: string): void {
-    this.#forgetFrame();
+    this.#chunkFrameKnown = false;
     this.#echo = this.#genericEcho ? new EchoFilter(code) : undefined;
     this.#liveGate = this.#detector.markPrefix !== undefined;
     this.#lastPartial = "";
@@ -479,7 +474,7 @@ export class OutputPipeline {
 
   /** The cell's lock was released: no echo is expected any more. */
   endCell(): void {
-    this.#forgetFrame();
+    this.#chunkFrameKnown = false;
     this.#echo = undefined;
     this.#liveGate = false;
   }
@@ -490,7 +485,7 @@ export class OutputPipeline {
    * the next output is prompt and echo.
    */
   frameEnded(): void {
-    this.#forgetFrame();
+    this.#chunkFrameKnown = false;
     const typed = this.#typed.prompted(this.#assembler.partialLine);
     if (typed !== undefined) this.#publishInput(typed);
     this.#idleNoise = this.#detector.markPrefix !== undefined;
@@ -503,7 +498,7 @@ export class OutputPipeline {
    * drawn after output without a final newline) is the output's last line.
    */
   closeFrame(frame: FrameCollector, control: CellControl, note: string | undefined, partialOutput?: string): void {
-    this.#forgetFrame();
+    this.#chunkFrameKnown = false;
     if (partialOutput !== undefined && partialOutput !== "") frame.add(`${partialOutput}\n`);
     this.#flush(frame);
     if (this.#liveGate) {
@@ -523,7 +518,7 @@ export class OutputPipeline {
 
   /** The unfinished line counts as output: it goes to the frame, then the frame's clean text out. */
   flushPartial(): void {
-    this.#forgetFrame();
+    this.#chunkFrameKnown = false;
     this.#assembler.flushPartial(this.#sink);
     this.#flush();
   }
@@ -533,7 +528,7 @@ export class OutputPipeline {
    * otherwise the prompt it left, dropped. No query is answered any more.
    */
   programExited(keepPartial: boolean): void {
-    this.#forgetFrame();
+    this.#chunkFrameKnown = false;
     this.#ended = true;
     this.#queryAnswers?.close();
     if (keepPartial) this.#assembler.flushPartial(this.#sink);

@@ -589,10 +589,11 @@ class ShellIntegrationDetector implements FrameDetector {
     // Only the first status mark before the prompt counts (fish may add one from its prompt).
     if (this.#pendingEnd !== undefined) return undefined;
     // D;<status>;<cwd> (the cwd may hold ";"); bash's D;<status>: the directory last said.
-    const fieldsEnd = mark.indexOf(";", 2);
     // bash's D;<status> with a one-digit status (most cells): read as it is.
     const digit = mark.length === 3 ? mark.charCodeAt(2) - 0x30 : -1;
-    const exitCode = digit >= 0 && digit <= 9 ? digit : Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
+    const oneDigit = digit >= 0 && digit <= 9;
+    const fieldsEnd = oneDigit ? -1 : mark.indexOf(";", 2);
+    const exitCode = oneDigit ? digit : Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
     const top = this.#top;
     if (fieldsEnd !== -1) top.cwd = mark.slice(fieldsEnd + 1);
     this.#pendingEnd = { kind: "end", exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
