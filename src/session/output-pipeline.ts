@@ -139,9 +139,10 @@ export class OutputPipeline {
     }
     this.#markedLinesAskNothing = detector.markPrefix !== undefined && /^[\d;]*[^\d;?]/.test(detector.markPrefix);
     this.#sink = {
-      line: (text) => this.#onLine(text),
+      // A line and a mark go straight to what takes them (a few a chunk: one call each, not two).
+      line: this.#onLine,
       segment: (text) => this.#collect(text),
-      mark: (body) => this.#handle(this.#feedMark(body)),
+      mark: this.#onMark,
       block: (text, from, to) => this.#onBlock(text, from, to),
     };
   }
@@ -277,7 +278,7 @@ export class OutputPipeline {
 
   // ── Lines and the detector ─────────────────────────────────────────
 
-  #onLine(text: string): void {
+  readonly #onLine = (text: string): void => {
     this.#lastPartial = "";
     if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(text, "");
     const frame = this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
@@ -296,7 +297,23 @@ export class OutputPipeline {
     }
     if (this.#echo?.isEcho(text) !== true) this.#collect(`${text}\n`);
     if (verdict !== undefined) this.#handle(verdict);
-  }
+  };
+
+  /** A mark to the detector (see {@link ChunkFed}), and its verdict applied. */
+  readonly #onMark = (body: string): void => {
+    const fed = this.#chunkFed;
+    let verdict: Verdict | undefined;
+    if (fed === undefined) verdict = this.#feed({ mark: body });
+    else {
+      try {
+        verdict = fed.feedMark(body);
+      } catch (error) {
+        this.#host.detectorFailed(error);
+        return;
+      }
+    }
+    if (verdict !== undefined) this.#handle(verdict);
+  };
 
   /**
    * Complete lines of plain output at once (see `LineSink.block`): added to the frame in one piece
@@ -380,18 +397,6 @@ export class OutputPipeline {
     if (fed === undefined) return this.#feed({ raw: text });
     try {
       return fed.feedRaw();
-    } catch (error) {
-      this.#host.detectorFailed(error);
-      return undefined;
-    }
-  }
-
-  /** A mark to the detector (see {@link ChunkFed}). */
-  #feedMark(mark: string): Verdict | undefined {
-    const fed = this.#chunkFed;
-    if (fed === undefined) return this.#feed({ mark });
-    try {
-      return fed.feedMark(mark);
     } catch (error) {
       this.#host.detectorFailed(error);
       return undefined;

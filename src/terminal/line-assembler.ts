@@ -108,9 +108,8 @@ export class LineAssembler {
     let from = 0;
     let allLines = true;
     for (let at = firstMark; at !== -1; at = text.indexOf(markStart, from)) {
-      const piece = at > from ? text.slice(from, at) : "";
       // Plain lines (most pieces) end outside any escape sequence: nothing more to look at.
-      const lines = piece !== "" && (marks > 0 || !afterCr) && this.#takesLinePiece(piece);
+      const lines = at > from && (marks > 0 || !afterCr) && this.#takesLinePiece(text, from, at);
       if (!lines && !endsOutsideEscape(text, from, at)) break;
       const bodyStart = at + 2;
       const bel = text.indexOf("\x07", bodyStart);
@@ -120,11 +119,11 @@ export class LineAssembler {
       else if (esc !== -1 && text.charCodeAt(esc + 1) === 0x5c /* ST */) end = esc;
       else break; // cut off, or ended by another sequence: the usual path knows what that means
       if (end - bodyStart >= MAX_ESCAPE_CHARS) break;
-      if (lines) this.#pushLinePiece(piece, sink);
-      else if (piece !== "") {
+      if (lines) this.#pushLinePiece(text, from, at, sink);
+      else if (at > from) {
         allLines = false;
-        if (marks === 0) this.#pushText(piece, afterCr, sink);
-        else this.push(piece, sink);
+        if (marks === 0) this.#pushText(text.slice(from, at), afterCr, sink);
+        else this.push(text.slice(from, at), sink);
       }
       marks++;
       sink.mark(text.slice(bodyStart, end));
@@ -132,11 +131,10 @@ export class LineAssembler {
     }
     if (marks === 0) return false;
     if (from < text.length) {
-      const rest = text.slice(from);
-      if (this.#takesLinePiece(rest)) this.#pushLinePiece(rest, sink);
+      if (this.#takesLinePiece(text, from, text.length)) this.#pushLinePiece(text, from, text.length, sink);
       else {
         allLines = false;
-        this.push(rest, sink);
+        this.push(text.slice(from), sink);
       }
     }
     // Not plain for a screen: it holds escape sequences.
@@ -146,17 +144,24 @@ export class LineAssembler {
   }
 
   /**
-   * Whether a piece of a chunk between marks (bash's echo, its command's output, its prompt) can
-   * take the short way, {@link LineAssembler.#pushLinePiece}: it is plain lines with at most a
-   * private mode at its end (see {@link LINE_PIECE}), with at most one line end (more take a
-   * screen's plain path, `LineSink.block`, which reads what `scanPlainChunk` saw), and nothing is
-   * held from before it.
+   * Whether a piece of a chunk between marks, `text` from `from` to `to` (bash's echo, its
+   * command's output, its prompt), can take the short way, {@link LineAssembler.#pushLinePiece}: it
+   * is plain lines with at most a private mode at its end (see {@link LINE_PIECE}), with at most one
+   * line end (more take a screen's plain path, `LineSink.block`, which reads what `scanPlainChunk`
+   * saw), and nothing is held from before it. Looked at in place: no copy of the piece is made.
    */
-  #takesLinePiece(piece: string): boolean {
-    if (this.#heldCr || this.#pending !== "" || this.#col !== this.#text.length || !LINE_PIECE.test(piece)) return false;
-    const lf = piece.indexOf("\n");
-    if (lf !== -1 && piece.indexOf("\n", lf + 1) !== -1) return false;
-    this.#pieceLf = lf;
+  #takesLinePiece(text: string, from: number, to: number): boolean {
+    if (this.#heldCr || this.#pending !== "" || this.#col !== this.#text.length) return false;
+    // The longest piece of that form from `from` (there is one way only to read it) must reach `to`.
+    LINE_PIECE.lastIndex = from;
+    if (!LINE_PIECE.test(text) || LINE_PIECE.lastIndex !== to) return false;
+    const lf = text.indexOf("\n", from);
+    if (lf === -1 || lf >= to) this.#pieceLf = -1;
+    else {
+      const next = text.indexOf("\n", lf + 1);
+      if (next !== -1 && next < to) return false;
+      this.#pieceLf = lf;
+    }
     return true;
   }
 
@@ -165,16 +170,17 @@ export class LineAssembler {
    * next, as the usual path (`scanPlainChunk`, `lineOnly`, then `#pushPlain`) makes them: its
    * private mode shows nothing, and a CR after it is held, unless it starts a line (it moves nothing).
    */
-  #pushLinePiece(piece: string, sink: LineSink): void {
+  #pushLinePiece(text: string, from: number, to: number, sink: LineSink): void {
     const lf = this.#pieceLf;
-    const esc = piece.indexOf("\x1b");
-    const end = esc === -1 ? piece.length : esc;
-    const heldCr =
-      esc !== -1 && piece.charCodeAt(piece.length - 1) === 13 && (esc === 0 ? this.#text !== "" : piece.charCodeAt(esc - 1) !== 10);
-    let start = 0;
+    // Its only ESC, if any, starts its private mode (the next one is the mark's, at `to`, or none).
+    const found = text.indexOf("\x1b", from);
+    const esc = found === -1 || found >= to ? -1 : found;
+    const end = esc === -1 ? to : esc;
+    const heldCr = esc !== -1 && text.charCodeAt(to - 1) === 13 && (esc === from ? this.#text !== "" : text.charCodeAt(esc - 1) !== 10);
+    let start = from;
     if (lf !== -1) {
       // Every LF of such a piece comes after a CR.
-      const line = piece.slice(0, lf - 1);
+      const line = text.slice(from, lf - 1);
       if (this.#text === "") sink.line(line);
       else {
         sink.line(this.#text + line);
@@ -183,7 +189,7 @@ export class LineAssembler {
       }
       start = lf + 1;
     }
-    if (start < end) this.#append(piece.slice(start, end), sink);
+    if (start < end) this.#append(text.slice(start, end), sink);
     this.#heldCr = heldCr;
   }
 
@@ -438,10 +444,11 @@ function endsOutsideEscape(text: string, from: number, to: number): boolean {
 /**
  * Complete lines (CR LF), then the start of an unfinished one, of plain text (TAB allowed), and at
  * most one private mode set/reset at the very end, maybe followed by a CR: what bash prints between
- * its marks (`echo hi\r\n\x1b[?2004l\r`, `hi\r\n\x1b[?2004h`, `$ `). Linear: no part of it can
- * match where another does.
+ * its marks (`echo hi\r\n\x1b[?2004l\r`, `hi\r\n\x1b[?2004h`, `$ `). Sticky: tried where it is put,
+ * it reads the longest such text there, in one way only (no part of it can match where another
+ * does), so a piece is of this form when the match ends where the piece does.
  */
-const LINE_PIECE = /^(?:[^\x00-\x08\x0a-\x1f\x7f-\x9f]*\r\n)*[^\x00-\x08\x0a-\x1f\x7f-\x9f]*(?:\x1b\[\?[\d;]*[hl]\r?)?$/;
+const LINE_PIECE = /(?:[^\x00-\x08\x0a-\x1f\x7f-\x9f]*\r\n)*[^\x00-\x08\x0a-\x1f\x7f-\x9f]*(?:\x1b\[\?[\d;]*[hl]\r?)?/y;
 
 /** A private mode set/reset where it is put (sticky), for {@link withoutLastMode}. */
 const PRIVATE_MODE_HERE = /\x1b\[\?[\d;]*[hl]/y;
