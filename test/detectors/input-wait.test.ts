@@ -37,26 +37,26 @@ const lateReader = [
   "        print(line.decode().upper())",
 ].join("\n");
 
+/** The late reader under inputWait(), with a fallback quiet long enough to tell from the ordinary one. */
+function spawnLateReader() {
+  return spawnSession({
+    command: "python3",
+    args: ["-c", lateReader],
+    detector: detectors.inputWait({ fallbackQuietMs: 5_000 }),
+    readyTimeoutMs: 15_000,
+  });
+}
+
 describe("inputWait(): a cell's code not yet seen to reach the program", () => {
   it("does not end the cell while the code is still in the kernel (the program asleep at its prompt, nothing printed)", async () => {
-    const session = await spawnSession({
-      command: "python3",
-      args: ["-c", lateReader],
-      detector: detectors.inputWait({ fallbackQuietMs: 5_000 }),
-      readyTimeoutMs: 15_000,
-    });
+    const session = await spawnLateReader();
     const cell = await session.run("hello", { timeoutMs: 15_000 });
     expect(cell).toMatchObject({ status: "done", decidedBy: "input-wait", output: "HELLO" });
     expect((await session.run("again", { timeoutMs: 15_000 })).output).toBe("AGAIN");
   });
 
   it("ends a cell the program took silently once it ran, without waiting for the fallback quiet", async () => {
-    const session = await spawnSession({
-      command: "python3",
-      args: ["-c", lateReader],
-      detector: detectors.inputWait({ fallbackQuietMs: 5_000 }),
-      readyTimeoutMs: 15_000,
-    });
+    const session = await spawnLateReader();
     const cell = await session.run("silent", { timeoutMs: 15_000 });
     expect(cell).toMatchObject({ status: "done", decidedBy: "input-wait", output: "" });
     // Taken at the program's next look (within a second), then a quiet spell: well before the 5 s fallback.
