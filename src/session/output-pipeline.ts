@@ -6,7 +6,7 @@ import { BoundedQueue } from "../internal/bounded-queue.js";
 import { afterLastQuery, QueryAnswers, TERMINAL_QUERY } from "../pty/query-answers.js";
 import { crlfToLf, isCrlfOnly } from "../terminal/crlf.js";
 import { EchoFilter } from "../terminal/echo-filter.js";
-import { LineAssembler, type LineSink } from "../terminal/line-assembler.js";
+import { LineAssembler, PUSHED_MARKED_LINES, PUSHED_PLAIN, type LineSink } from "../terminal/line-assembler.js";
 import { PromptEcho } from "../terminal/prompt-echo.js";
 import { Screen } from "../terminal/screen.js";
 import { ScreenBacklog } from "../terminal/screen-backlog.js";
@@ -159,31 +159,36 @@ export class OutputPipeline {
 
   /** Takes in a chunk of terminal text: everything the program printed passes here once. */
   push(text: string): void {
+    // Fields read more than once are read once (each read is an inline-cache call in code not yet optimized).
     const at = performance.now();
     this.#lastOutputAt = at;
     this.#chunkFed?.startOfChunk(at);
-    this.#host.raw(text);
+    const host = this.#host;
+    host.raw(text);
     if (this.#rawStreams.size > 0) for (const stream of this.#rawStreams) stream.push(text);
-    this.#backlog.push(text);
+    const backlog = this.#backlog;
+    const waiting = backlog.push(text);
     this.#queryAnswers?.noteOutput(text);
-    const frame = this.#host.frame();
+    const frame = host.frame();
     this.#chunkFrame = frame;
     this.#chunkFrameKnown = true;
     try {
       frame?.appendRaw(text);
       const rawVerdict = this.#feedRaw(text);
       if (rawVerdict !== undefined) this.#handle(rawVerdict);
-      this.#assembler.push(text, this.#sink);
+      const assembler = this.#assembler;
+      const pushed = assembler.push(text, this.#sink);
       // A cell's chunk from a shell with marks (its echo, output and prompt, and the marks) asks nothing.
-      if (text.includes("\x1b") && !(this.#markedLinesAskNothing && this.#assembler.lastPushMarkedLines) && TERMINAL_QUERY.test(text)) {
+      if (text.includes("\x1b") && ((pushed & PUSHED_MARKED_LINES) === 0 || !this.#markedLinesAskNothing) && TERMINAL_QUERY.test(text)) {
         this.#syncScreen();
         this.#queryAnswers?.noteOutput(afterLastQuery(text));
       }
       // Plain text lets the screen skip the middle of a long burst without looking at it again.
-      if (this.#assembler.lastPushPlain) this.#backlog.markPlain(text);
-      if (this.#backlog.chars > SCREEN_BATCH_CHARS) this.#bound();
-      this.#flush();
-      const partial = this.#assembler.partialLine;
+      if ((pushed & PUSHED_PLAIN) !== 0) backlog.markPlain(text);
+      // (What waits only shrinks meanwhile, when a screen takes it.)
+      if (waiting > SCREEN_BATCH_CHARS && backlog.chars > SCREEN_BATCH_CHARS) this.#bound();
+      this.#flush(this.#chunkFrameKnown ? this.#chunkFrame : host.frame());
+      const partial = assembler.partialLine;
       if (partial !== "" && partial !== this.#lastPartial) {
         this.#lastPartial = partial;
         this.#typed.partial(partial);
@@ -289,13 +294,21 @@ export class OutputPipeline {
       return;
     }
     const verdict = this.#feedLine(text, false);
-    if (verdict?.kind === "echo") return;
-    if (verdict?.kind === "output-start" || verdict?.kind === "output-end") {
-      this.#handle(verdict);
-      if (verdict.kind === "output-end") this.#collect(`${text}\n`);
-      return;
+    if (verdict !== undefined) {
+      const kind = verdict.kind;
+      if (kind === "echo") return;
+      if (kind === "output-start" || kind === "output-end") {
+        this.#handle(verdict);
+        if (kind === "output-end") this.#collect(`${text}\n`);
+        return;
+      }
     }
-    if (this.#echo?.isEcho(text) !== true) this.#collect(`${text}\n`);
+    if (this.#echo?.isEcho(text) !== true) {
+      // As #collect (most lines are output: one call less for each).
+      const now = this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
+      if (now !== undefined) now.add(`${text}\n`);
+      else if (!this.#idleNoise) this.#publishClean(`${text}\n`);
+    }
     if (verdict !== undefined) this.#handle(verdict);
   };
 

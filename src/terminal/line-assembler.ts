@@ -17,6 +17,11 @@ export interface LineSink {
   block?(text: string, from: number, to: number): number;
 }
 
+/** Bit of what {@link LineAssembler.push} returns: the text was plain (see `lastPushPlain`). */
+export const PUSHED_PLAIN = 1;
+/** Bit of what {@link LineAssembler.push} returns: the text was marks and plain lines (see `lastPushMarkedLines`). */
+export const PUSHED_MARKED_LINES = 2;
+
 /** Longest unfinished line kept whole; longer ones are passed on in segments so memory stays bounded. */
 const MAX_LINE_CHARS = 64 * 1024;
 /** An escape string (OSC, DCS…) longer than this is taken as garbage, not swallowed output. */
@@ -73,8 +78,12 @@ export class LineAssembler {
     this.discardPartial();
   }
 
-  /** Feeds decoded terminal text. */
-  push(chunk: string, sink: LineSink): void {
+  /**
+   * Feeds decoded terminal text. Returns what {@link LineAssembler.lastPushPlain} (bit
+   * {@link PUSHED_PLAIN}) and {@link LineAssembler.lastPushMarkedLines} (bit {@link PUSHED_MARKED_LINES})
+   * say after it, so that a caller need not ask (two calls a chunk).
+   */
+  push(chunk: string, sink: LineSink): number {
     this.#lastMarkedLines = false;
     let text = chunk;
     let afterCr = false;
@@ -88,19 +97,25 @@ export class LineAssembler {
       text = this.#pending + text;
       this.#pending = "";
     }
-    const firstMark = this.#markStart === undefined ? -1 : text.indexOf(this.#markStart);
-    if (firstMark !== -1 && this.#pushAroundMarks(text, firstMark, afterCr, sink)) return;
+    const markStart = this.#markStart;
+    const firstMark = markStart === undefined ? -1 : text.indexOf(markStart);
+    if (firstMark !== -1) {
+      const pushed = this.#pushAroundMarks(text, firstMark, afterCr, sink);
+      if (pushed !== -1) return pushed;
+    }
     this.#pushText(text, afterCr, sink);
+    return this.#lastPlain ? PUSHED_PLAIN : 0;
   }
 
   /**
    * A chunk that holds whole marks (a shell's prompt and its command's echo and output, with
    * shell integration): the text between them goes through `push` as chunks of its own, the marks
    * to the sink in their place, as the per-character path would (cutting a chunk anywhere gives the
-   * same lines). Returns false, having done nothing, when a piece before a mark would end inside an
-   * escape sequence (the mark would end it there): the chunk takes the usual path then.
+   * same lines). Returns -1, having done nothing, when a piece before a mark would end inside an
+   * escape sequence (the mark would end it there): the chunk takes the usual path then; otherwise
+   * what `push` returns.
    */
-  #pushAroundMarks(text: string, firstMark: number, afterCr: boolean, sink: LineSink): boolean {
+  #pushAroundMarks(text: string, firstMark: number, afterCr: boolean, sink: LineSink): number {
     const markStart = this.#markStart as string;
     // Each piece and mark goes out as soon as the mark is known whole (what comes after it decides
     // nothing about it): no list of cuts is made.
@@ -129,7 +144,7 @@ export class LineAssembler {
       sink.mark(text.slice(bodyStart, end));
       from = end === bel ? end + 1 : end + 2;
     }
-    if (marks === 0) return false;
+    if (marks === 0) return -1;
     if (from < text.length) {
       if (this.#takesLinePiece(text, from, text.length)) this.#pushLinePiece(text, from, text.length, sink);
       else {
@@ -140,7 +155,7 @@ export class LineAssembler {
     // Not plain for a screen: it holds escape sequences.
     this.#lastPlain = false;
     this.#lastMarkedLines = allLines;
-    return true;
+    return allLines ? PUSHED_MARKED_LINES : 0;
   }
 
   /**
@@ -151,7 +166,8 @@ export class LineAssembler {
    * saw), and nothing is held from before it. Looked at in place: no copy of the piece is made.
    */
   #takesLinePiece(text: string, from: number, to: number): boolean {
-    if (this.#heldCr || this.#pending !== "" || this.#col !== this.#text.length) return false;
+    // (Nothing is pending here: `push` took it in front of the chunk.)
+    if (this.#heldCr || this.#col !== this.#text.length) return false;
     // The longest piece of that form from `from` (there is one way only to read it) must reach `to`.
     LINE_PIECE.lastIndex = from;
     if (!LINE_PIECE.test(text) || LINE_PIECE.lastIndex !== to) return false;

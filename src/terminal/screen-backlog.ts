@@ -31,11 +31,11 @@ export class ScreenBacklog {
     return this.#chars;
   }
 
-  /** Adds a chunk of output. */
-  push(text: string): void {
+  /** Adds a chunk of output; returns the characters waiting now. */
+  push(text: string): number {
     this.#entries.push(text);
     this.#plain.push(false);
-    this.#chars += text.length;
+    return (this.#chars += text.length);
   }
 
   /** The chunk just pushed, if it is still the last one waiting, is plain text: the screen need not check it again. */
