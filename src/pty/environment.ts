@@ -16,6 +16,8 @@ const HARDENED_ENV: Readonly<Record<string, string>> = Object.freeze({
   PYTHON_BASIC_REPL: "1",
 });
 
+const HARDENED_KEYS = Object.keys(HARDENED_ENV);
+
 /** Variables that describe the parent's terminal, not ours. */
 const PARENT_TERMINAL_ENV = ["COLUMNS", "LINES", "TMUX", "TMUX_PANE", "STY", "WINDOW", "TERMCAP", "WINDOWID"] as const;
 
@@ -35,19 +37,32 @@ export function buildEnvironment(
   // process.env is read once, into a plain object the rest works on: each read of process.env is a
   // call into C++ that searches the environment and makes new strings, and a spread of it asks for
   // every value twice (its descriptor, then its value): a loop over its keys reads each once.
+  // Indexed loops, not for-of: each step of an array's iterator is an object on the heap (~2 kB a spawn).
   const env: Record<string, string | undefined> = {};
   if (extend) {
     const inherited = process.env;
-    for (const key of Object.keys(inherited)) {
+    const keys = Object.keys(inherited);
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index] as string;
       if (key === "__proto__") define(env, key, inherited[key]);
       else env[key] = inherited[key];
     }
   }
-  for (const key of PARENT_TERMINAL_ENV) if (env[key] !== undefined) delete env[key];
-  if (harden) Object.assign(env, HARDENED_ENV);
+  for (let index = 0; index < PARENT_TERMINAL_ENV.length; index++) {
+    const key = PARENT_TERMINAL_ENV[index] as string;
+    if (env[key] !== undefined) delete env[key];
+  }
+  if (harden) {
+    for (let index = 0; index < HARDENED_KEYS.length; index++) {
+      const key = HARDENED_KEYS[index] as string;
+      env[key] = HARDENED_ENV[key];
+    }
+  }
   const term = env["TERM"];
   if (term === undefined || term === "" || term === "dumb") env["TERM"] = "xterm-256color";
-  for (const key of Object.keys(given)) {
+  const givenKeys = Object.keys(given);
+  for (let index = 0; index < givenKeys.length; index++) {
+    const key = givenKeys[index] as string;
     const value = given[key];
     if (value === undefined) delete env[key];
     else if (key === "__proto__") define(env, key, value);
@@ -55,7 +70,7 @@ export function buildEnvironment(
   }
   // A locale the caller gives is theirs (`LC_ALL: "C"` to test a program's ASCII output); an inherited
   // one that is not UTF-8 (a container's POSIX default) gets the UTF-8 default.
-  const givenLocale = ["LC_ALL", "LC_CTYPE", "LANG"].some((key) => given[key] !== undefined && given[key] !== "");
+  const givenLocale = isSet(given["LC_ALL"]) || isSet(given["LC_CTYPE"]) || isSet(given["LANG"]);
   const locale = env["LC_ALL"] ?? env["LC_CTYPE"] ?? env["LANG"];
   if (!givenLocale && (locale === undefined || locale === "" || !/utf-?8/i.test(locale))) {
     const all = env["LC_ALL"];
@@ -63,8 +78,17 @@ export function buildEnvironment(
     else env["LANG"] = "C.UTF-8";
     if (env["LC_CTYPE"] !== undefined) env["LC_CTYPE"] = "C.UTF-8";
   }
-  for (const key of Object.keys(defaults)) if (env[key] === undefined) env[key] = defaults[key];
+  const defaultKeys = Object.keys(defaults);
+  for (let index = 0; index < defaultKeys.length; index++) {
+    const key = defaultKeys[index] as string;
+    if (env[key] === undefined) env[key] = defaults[key];
+  }
   return env as Record<string, string>;
+}
+
+/** A value given for a variable, not empty. */
+function isSet(value: string | undefined): boolean {
+  return value !== undefined && value !== "";
 }
 
 /** Sets a variable named `__proto__` as a variable (an assignment would set the object's prototype). */
