@@ -1,8 +1,8 @@
 import { EventEmitter } from "eventemitter3";
-import type { Cell, CellResult, CellSnapshot } from "./cell.js";
+import type { Cell, CellControl, CellResult, CellSnapshot } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import type { NestedProgram } from "./detect/nested.js";
-import type { ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan } from "./detect/types.js";
+import type { DetectorIo, ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan } from "./detect/types.js";
 import {
   AgentTtyError,
   CellTimeoutError,
@@ -42,12 +42,12 @@ import {
   systemTaskCount,
 } from "./pty/proc-state.js";
 import { terminalIsRaw } from "./pty/termios.js";
-import { spawnPty, type PtyExit, type PtyProcess } from "./pty/spawn.js";
+import { spawnPty, type PtyExit, type PtyHandlers, type PtyProcess } from "./pty/spawn.js";
 import { encodeKeys } from "./terminal/keys.js";
 import { Recording, type RecordOptions } from "./record/recording.js";
-import { CellLifecycle } from "./session/cell-lifecycle.js";
+import { CellLifecycle, type CellLifecycleHost } from "./session/cell-lifecycle.js";
 import { expectOutput, expectScreen } from "./session/expectations.js";
-import { OutputPipeline } from "./session/output-pipeline.js";
+import { OutputPipeline, type OutputPipelineHost } from "./session/output-pipeline.js";
 
 /** Where a session stands. */
 export type SessionState = "starting" | "idle" | "busy" | "timed_out" | "exited" | "closed";
@@ -171,6 +171,8 @@ export class Session {
   #term = "xterm-256color";
   /** The detector, when it is told of every write to the terminal (cells, input, a query's answer, its own keys). */
   readonly #inputWatcher: InputWatcher | undefined;
+  /** The session as its pipeline, cells and PTY see it (see {@link Session.#Wiring}). */
+  readonly #wiring: OutputPipelineHost & CellLifecycleHost & PtyHandlers;
 
   /** @internal Use {@link Session.spawn}. */
   private constructor(options: NormalizedSessionOptions, detector: FrameDetector) {
@@ -179,38 +181,130 @@ export class Session {
     this.#detector = detector;
     const watcher = detector as FrameDetector & Partial<InputWatcher>;
     this.#inputWatcher = typeof watcher.inputWritten === "function" ? (watcher as InputWatcher) : undefined;
-    this.#output = new OutputPipeline(detector, this.#size, {
-      frame: () => this.#cells.frame ?? this.#readyFrame,
-      cellControl: () => this.#cells.control,
-      endFrame: (end) => this.#endFrame(end),
-      detectorFailed: (error) => this.#detectorFailed(error),
-      raw: (text) => {
-        if (this.#subscribed && this.#emitter.listenerCount("data") > 0) this.#emitter.emit("data", text);
-        if (this.#recordings.size > 0) for (const recording of this.#recordings) recording.output(text);
-      },
-      answer: (text) => this.#pty?.write(text),
-      isRaw: () => terminalIsRaw(this.#pty?.ptsName),
-    });
-    this.#cells = new CellLifecycle(options, detector, this.#output, {
-      write: (data) => this.#pty?.write(data),
-      pid: () => this.#pty?.pid,
-      exited: () => this.#exited,
-      closing: () => this.#closing !== undefined,
-      assertOpen: () => this.#assertOpen(),
-      heldByHuman: () => this.#humanHolds > 0,
-      waitingForInput: () => this.#waitingForInput(),
-      runStamp: () => {
-        const pid = this.#pty?.pid;
-        return pid === undefined ? undefined : foregroundRunStamp(pid);
-      },
-      checkProcesses: () => this.#checkProcesses(),
-      emit: (fields) => this.#emitEvent(fields),
-      cellEventsHeard: () =>
-        (this.#streamedOrRecorded && (this.#recordings.size > 0 || this.#eventStreams.size > 0)) ||
-        (this.#subscribed && (this.#emitter.listenerCount("cell") > 0 || this.#emitter.listenerCount("event") > 0)),
-      detectorFailed: (error) => this.#detectorFailed(error),
-    });
+    const wiring = new Session.#Wiring(this);
+    this.#wiring = wiring;
+    this.#output = new OutputPipeline(detector, this.#size, wiring);
+    this.#cells = new CellLifecycle(options, detector, this.#output, wiring);
   }
+
+  /**
+   * The session as its output pipeline, its cells and its PTY see it: one object per session whose
+   * methods are shared by every session (a closure per callback was ~2 kB a session, kept while it lives).
+   */
+  static readonly #Wiring = class implements OutputPipelineHost, CellLifecycleHost, PtyHandlers {
+    readonly #session: Session;
+
+    constructor(session: Session) {
+      this.#session = session;
+    }
+
+    // The output pipeline's host.
+    frame(): FrameCollector | undefined {
+      const session = this.#session;
+      return session.#cells.frame ?? session.#readyFrame;
+    }
+    cellControl(): CellControl | undefined {
+      return this.#session.#cells.control;
+    }
+    endFrame(end: FrameEnd): void {
+      this.#session.#endFrame(end);
+    }
+    detectorFailed(error: unknown): void {
+      this.#session.#detectorFailed(error);
+    }
+    raw(text: string): void {
+      const session = this.#session;
+      if (session.#subscribed && session.#emitter.listenerCount("data") > 0) session.#emitter.emit("data", text);
+      if (session.#recordings.size > 0) for (const recording of session.#recordings) recording.output(text);
+    }
+    answer(text: string): void {
+      this.#session.#pty?.write(text);
+    }
+    isRaw(): Promise<boolean> {
+      return terminalIsRaw(this.#session.#pty?.ptsName);
+    }
+
+    // The cells' host.
+    write(data: string): void {
+      this.#session.#pty?.write(data);
+    }
+    pid(): number | undefined {
+      return this.#session.#pty?.pid;
+    }
+    exited(): boolean {
+      return this.#session.#exited;
+    }
+    closing(): boolean {
+      return this.#session.#closing !== undefined;
+    }
+    assertOpen(): void {
+      this.#session.#assertOpen();
+    }
+    heldByHuman(): boolean {
+      return this.#session.#humanHolds > 0;
+    }
+    waitingForInput(): boolean | undefined {
+      return this.#session.#waitingForInput();
+    }
+    runStamp(): string | undefined {
+      const pid = this.#session.#pty?.pid;
+      return pid === undefined ? undefined : foregroundRunStamp(pid);
+    }
+    checkProcesses(): void {
+      this.#session.#checkProcesses();
+    }
+    emit(fields: SessionEventFields): void {
+      this.#session.#emitEvent(fields);
+    }
+    cellEventsHeard(): boolean {
+      const session = this.#session;
+      return (
+        (session.#streamedOrRecorded && (session.#recordings.size > 0 || session.#eventStreams.size > 0)) ||
+        (session.#subscribed && (session.#emitter.listenerCount("cell") > 0 || session.#emitter.listenerCount("event") > 0))
+      );
+    }
+
+    // The PTY's handlers.
+    onData(text: string): void {
+      this.#session.#onData(text);
+    }
+    onExit(exit: PtyExit): void {
+      this.#session.#onExit(exit);
+    }
+    onInput(data: string): void {
+      const session = this.#session;
+      session.#inputWatcher?.inputWritten(data);
+      if (session.#recordings.size > 0) for (const recording of session.#recordings) recording.input(data);
+    }
+  };
+
+  /** What the session tells its detector (its `attach`): its own object, so a detector sees nothing else of the session. */
+  static readonly #DetectorWiring = class implements DetectorIo {
+    readonly #session: Session;
+
+    constructor(session: Session) {
+      this.#session = session;
+    }
+
+    write(data: string): void {
+      this.#session.#pty?.write(data);
+    }
+    endFrame(end?: FrameEnd): void {
+      this.#session.#endFrame(end ?? {});
+    }
+    waitingForInput(): boolean | undefined {
+      return this.#session.#waitingForInput();
+    }
+    inputArrived(): boolean {
+      return this.#session.#cells.inputArrived();
+    }
+    foreground(): ForegroundProgram | undefined {
+      return this.#session.#foreground();
+    }
+    reportError(error: unknown): void {
+      this.#session.#detectorFailed(error);
+    }
+  };
 
   /**
    * Starts a program in a new PTY and resolves once it is ready for its
@@ -251,18 +345,7 @@ export class Session {
       );
     }
     try {
-      this.#pty = spawnPty(
-        plan,
-        { cols: options.cols, rows: options.rows },
-        {
-          onData: (text) => this.#onData(text),
-          onExit: (exit) => this.#onExit(exit),
-          onInput: (data) => {
-            this.#inputWatcher?.inputWritten(data);
-            if (this.#recordings.size > 0) for (const recording of this.#recordings) recording.input(data);
-          },
-        },
-      );
+      this.#pty = spawnPty(plan, { cols: options.cols, rows: options.rows }, this.#wiring);
     } catch (error) {
       this.#detector.dispose?.();
       throw new SpawnError("ERR_SPAWN", options.command, `could not start '${options.command}': ${String(error)}`, "", { cause: error });
@@ -270,14 +353,7 @@ export class Session {
     // From here on the detector hears of every write (see `onInput`).
     this.#inputWatcher?.inputWritten("");
     try {
-      this.#detector.attach?.({
-        write: (data) => this.#pty?.write(data),
-        endFrame: (end) => this.#endFrame(end ?? {}),
-        waitingForInput: () => this.#waitingForInput(),
-        inputArrived: () => this.#cells.inputArrived(),
-        foreground: () => this.#foreground(),
-        reportError: (error) => this.#detectorFailed(error),
-      });
+      if (this.#detector.attach !== undefined) this.#detector.attach(new Session.#DetectorWiring(this));
     } catch (error) {
       // Nothing may outlive a spawn that failed: the program is already running.
       await this.close();
