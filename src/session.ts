@@ -114,6 +114,16 @@ interface InputWatcher {
   inputWritten(data: string): void;
 }
 
+/** The empty set every session starts its rarely used sets with: never added to (see {@link added}). */
+const NOTHING: Set<never> = new Set<never>();
+
+/** `set` with `item` added: a new set in place of {@link NOTHING}. */
+function added<T>(set: Set<T>, item: T): Set<T> {
+  const target = set === NOTHING ? new Set<T>() : set;
+  target.add(item);
+  return target;
+}
+
 /**
  * A program running in a pseudo-terminal, driven one cell at a time.
  *
@@ -154,19 +164,23 @@ export class Session {
   #exitCode: number | null = null;
   #exited = false;
   #readyFrame: FrameCollector | undefined = new FrameCollector(1 << 16);
-  #ready: Deferred<void> = defer();
+  /** Until the program is ready (dropped then: nothing waits for it any more). */
+  #ready: Deferred<void> | undefined = defer();
   /** The cells: lock, queue, timeouts, interrupts, settling. */
   readonly #cells: CellLifecycle;
-  #exit: Deferred<void> = defer();
+  /** What `close()` waits for while the program runs: made only then. */
+  #exit: Deferred<void> | undefined;
   #closing: Promise<void> | undefined;
   /** Why the session was ended from inside (the fork-bomb guard), added to the output of the cell it cut. */
   #exitNote: string | undefined;
-  readonly #eventStreams = new Set<BoundedQueue<SessionEvent>>();
-  readonly #exitWatchers = new Set<() => void>();
+  // The sets below are the one shared empty set until something is added (see `added`): most
+  // sessions never record or stream events, and an empty Set is ~150 bytes kept per session.
+  #eventStreams: Set<BoundedQueue<SessionEvent>> = NOTHING;
+  #exitWatchers: Set<() => void> = NOTHING;
   /** Holds of people who took the terminal over: agent cells are refused while any is held. */
   #humanHolds = 0;
   /** Recordings in progress (`record()`), fed every output, input, resize and cell mark. */
-  readonly #recordings = new Set<Recording>();
+  #recordings: Set<Recording> = NOTHING;
   /** The TERM the program sees, for recording headers. */
   #term = "xterm-256color";
   /** The detector, when it is told of every write to the terminal (cells, input, a query's answer, its own keys). */
@@ -372,7 +386,7 @@ export class Session {
             ),
           );
         }, options.readyTimeoutMs);
-        this.#ready.promise.then(
+        (this.#ready as Deferred<void>).promise.then(
           () => {
             clearTimeout(timer);
             resolve();
@@ -391,6 +405,7 @@ export class Session {
       }
       throw error;
     }
+    this.#ready = undefined;
   }
 
   // ── Reading the terminal ────────────────────────────────────────────
@@ -414,7 +429,7 @@ export class Session {
     if (this.#readyFrame !== undefined) {
       this.#readyFrame = undefined;
       this.#state = "idle";
-      this.#ready.resolve();
+      this.#ready?.resolve();
       return;
     }
     this.#cells.frameEnded(end, decidedBy);
@@ -430,7 +445,7 @@ export class Session {
       const output = this.#readyFrame.finish().output;
       this.#readyFrame = undefined;
       const options = this.#options;
-      this.#ready.reject(
+      this.#ready?.reject(
         new SpawnError(
           "ERR_SPAWN",
           options.command,
@@ -446,7 +461,7 @@ export class Session {
     this.#output.endStreams();
     for (const stream of this.#eventStreams) stream.end();
     this.#detector.dispose?.();
-    this.#exit.resolve();
+    this.#exit?.resolve();
   }
 
   // ── Cells ───────────────────────────────────────────────────────────
@@ -672,7 +687,7 @@ export class Session {
         return () => this.off("data", listener);
       },
       onExit: (listener: () => void) => {
-        this.#exitWatchers.add(listener);
+        this.#exitWatchers = added(this.#exitWatchers, listener);
         return () => this.#exitWatchers.delete(listener);
       },
     };
@@ -736,7 +751,7 @@ export class Session {
     });
     this.#streamedOrRecorded = true;
     if (this.#exited || this.#closing !== undefined) queue.end();
-    else this.#eventStreams.add(queue);
+    else this.#eventStreams = added(this.#eventStreams, queue);
     signal?.addEventListener("abort", () => queue.end(), { once: true });
     return queue;
   }
@@ -878,7 +893,7 @@ export class Session {
       () => this.#recordings.delete(recording),
     );
     this.#streamedOrRecorded = true;
-    this.#recordings.add(recording);
+    this.#recordings = added(this.#recordings, recording);
     return recording;
   }
 
@@ -984,6 +999,7 @@ export class Session {
     const pty = this.#pty;
     this.#cells.failQueued();
     if (pty !== undefined && !this.#exited) {
+      this.#exit ??= defer();
       await killSession(pty, this.#exit.promise, this.#options.closeGraceMs);
     } else if (pty !== undefined) {
       // The program ended first (exit, or killed): its background jobs may still run in its terminal session.
