@@ -57,93 +57,144 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
     env: plan.env,
     encoding: null,
   } as nodePty.IPtyForkOptions);
-  const decoder = new StringDecoder("utf8");
+  return new NodePtyProcess(pty, handlers);
+}
+
+/**
+ * A node-pty terminal as a {@link PtyProcess}: a class, so its methods are shared by every session
+ * (an object of closures was ~0.6 kB a session, kept while it lives).
+ */
+class NodePtyProcess implements PtyProcess {
+  readonly pid: number;
+  readonly ptsName: string | undefined;
+  readonly #pty: nodePty.IPty;
+  readonly #handlers: PtyHandlers;
+  /** node-pty's descriptor of our side (Unix), where we read and write ourselves. */
+  readonly #fd: number | undefined;
   // node-pty writes through the thread pool; where its descriptor is known (Unix) we write ourselves.
-  const fd = (pty as nodePty.IPty & { fd?: unknown }).fd;
-  const writer = typeof fd === "number" ? new PtyWriter(fd) : undefined;
-  let destroyed = false;
-  let exited = false;
+  readonly #writer: PtyWriter | undefined;
+  /**
+   * Joins UTF-8 sequences split between reads: made at the first read that ends inside one (most
+   * sessions never see one: an idle session keeps none, ~0.5 kB with its buffers).
+   */
+  #decoder: StringDecoder | undefined;
+  #destroyed = false;
+  #exited = false;
   // Our own handle on the terminal's slave side: when the program exits, Linux would otherwise hang
   // the terminal up and drop output not read yet (node-pty reports exit without it). Held open,
   // the rest drains before node-pty reports the exit. Never read: it only keeps the terminal alive.
-  let slave = openSlave(pty);
-  const releaseSlave = () => {
-    if (slave === undefined) return;
-    closeSync(slave);
-    slave = undefined;
-  };
+  #slave: number | undefined;
 
-  const deliver = (data: string | Buffer): void => {
-    const text = typeof data === "string" ? data : decoder.write(data);
-    if (text !== "") handlers.onData(text);
-  };
-  pty.onData(deliver);
-  pty.onExit(({ exitCode, signal }) => {
-    exited = true;
-    writer?.close();
-    releaseSlave();
-    const rest = decoder.end();
-    if (rest !== "") handlers.onData(rest);
-    handlers.onExit({ exitCode, signal });
-  });
+  constructor(pty: nodePty.IPty, handlers: PtyHandlers) {
+    this.#pty = pty;
+    this.#handlers = handlers;
+    this.pid = pty.pid;
+    this.ptsName = (pty as nodePty.IPty & { ptsName?: string }).ptsName;
+    const fd = (pty as nodePty.IPty & { fd?: unknown }).fd;
+    this.#fd = typeof fd === "number" ? fd : undefined;
+    this.#writer = this.#fd === undefined ? undefined : new PtyWriter(this.#fd);
+    this.#slave = openSlave(pty);
+    pty.onData((data: string | Buffer) => this.#deliver(data));
+    pty.onExit(({ exitCode, signal }) => {
+      this.#exited = true;
+      this.#writer?.close();
+      this.releaseSlave();
+      const rest = this.#decoder?.end() ?? "";
+      if (rest !== "") handlers.onData(rest);
+      handlers.onExit({ exitCode, signal });
+    });
+  }
 
-  return {
-    pid: pty.pid,
-    ptsName: (pty as nodePty.IPty & { ptsName?: string }).ptsName,
-    write(data) {
-      if (destroyed || exited) return;
-      handlers.onInput?.(data);
-      if (writer === undefined) pty.write(data);
-      else writer.write(data);
-    },
-    resize(cols, rows) {
-      if (!destroyed && !exited) pty.resize(cols, rows);
-    },
-    kill(signal) {
-      if (exited) return;
-      try {
-        process.kill(pty.pid, signal);
-      } catch {
-        // already gone
-      }
-    },
-    hasUnreadOutput() {
-      if (typeof fd !== "number" || destroyed || exited) return false;
-      // Nothing there is the usual answer, and an error (EAGAIN) each time: no stack trace to build.
-      const stackTraceLimit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      let read = 0;
-      try {
-        read = readvSync(fd, unreadScratchList);
-      } catch {
-        return false;
-      } finally {
-        Error.stackTraceLimit = stackTraceLimit;
-      }
-      if (read <= 0) return false;
-      // Handed over after the current call, as node-pty hands over each of its reads.
-      const data = Buffer.from(unreadScratch.subarray(0, read));
-      queueMicrotask(() => {
-        if (!destroyed) deliver(data);
-      });
-      return true;
-    },
-    releaseSlave,
-    destroy() {
-      releaseSlave();
-      if (destroyed) return;
-      destroyed = true;
-      writer?.close();
-      try {
-        // UnixTerminal.destroy() (missing from the typings) closes our side of the PTY.
-        const closable = pty as nodePty.IPty & { destroy?: () => void };
-        if (closable.destroy !== undefined) closable.destroy();
-        else pty.kill();
-      } catch {
-        // already closed
-      }
-    },
-  };
+  #deliver(data: string | Buffer): void {
+    let text: string;
+    if (typeof data === "string") text = data;
+    else if (this.#decoder !== undefined) text = this.#decoder.write(data);
+    else if (endsInsideUtf8Sequence(data)) {
+      this.#decoder = new StringDecoder("utf8");
+      text = this.#decoder.write(data);
+    } else text = data.toString("utf8");
+    if (text !== "") this.#handlers.onData(text);
+  }
+
+  write(data: string): void {
+    if (this.#destroyed || this.#exited) return;
+    this.#handlers.onInput?.(data);
+    if (this.#writer === undefined) this.#pty.write(data);
+    else this.#writer.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!this.#destroyed && !this.#exited) this.#pty.resize(cols, rows);
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    if (this.#exited) return;
+    try {
+      process.kill(this.pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+
+  hasUnreadOutput(): boolean {
+    const fd = this.#fd;
+    if (fd === undefined || this.#destroyed || this.#exited) return false;
+    // Nothing there is the usual answer, and an error (EAGAIN) each time: no stack trace to build.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    let read = 0;
+    try {
+      read = readvSync(fd, unreadScratchList);
+    } catch {
+      return false;
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+    if (read <= 0) return false;
+    // Handed over after the current call, as node-pty hands over each of its reads.
+    const data = Buffer.from(unreadScratch.subarray(0, read));
+    queueMicrotask(() => {
+      if (!this.#destroyed) this.#deliver(data);
+    });
+    return true;
+  }
+
+  releaseSlave(): void {
+    if (this.#slave === undefined) return;
+    closeSync(this.#slave);
+    this.#slave = undefined;
+  }
+
+  destroy(): void {
+    this.releaseSlave();
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.#writer?.close();
+    try {
+      // UnixTerminal.destroy() (missing from the typings) closes our side of the PTY.
+      const closable = this.#pty as nodePty.IPty & { destroy?: () => void };
+      if (closable.destroy !== undefined) closable.destroy();
+      else this.#pty.kill();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/**
+ * Whether `bytes` ends inside a UTF-8 sequence (its last lead byte announces more bytes than
+ * follow it), as a streaming decoder would hold back the end. A lone or stray byte is not held:
+ * it decodes to U+FFFD either way.
+ */
+function endsInsideUtf8Sequence(bytes: Buffer): boolean {
+  const length = bytes.length;
+  for (let index = length - 1; index >= 0 && index >= length - 3; index--) {
+    const byte = bytes[index] as number;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const size = (byte & 0xe0) === 0xc0 ? 2 : (byte & 0xf0) === 0xe0 ? 3 : (byte & 0xf8) === 0xf0 ? 4 : 1;
+    return size > length - index;
+  }
+  return false;
 }
 
 /** Where {@link PtyProcess.hasUnreadOutput} reads (copied out when it got something). */
