@@ -18,6 +18,7 @@ import type { ExpectMatch } from "./expect.js";
 import { FrameCollector } from "./frame.js";
 import { BoundedQueue } from "./internal/bounded-queue.js";
 import { defer, type Deferred } from "./internal/deferred.js";
+import { NOTHING, own } from "./internal/empty-set.js";
 import { normalizeSessionOptions, type CellOptions, type NormalizedSessionOptions, type SessionOptions } from "./options.js";
 import {
   assertTerminalArea,
@@ -114,16 +115,6 @@ interface InputWatcher {
   inputWritten(data: string): void;
 }
 
-/** The empty set every session starts its rarely used sets with: never added to (see {@link added}). */
-const NOTHING: Set<never> = new Set<never>();
-
-/** `set` with `item` added: a new set in place of {@link NOTHING}. */
-function added<T>(set: Set<T>, item: T): Set<T> {
-  const target = set === NOTHING ? new Set<T>() : set;
-  target.add(item);
-  return target;
-}
-
 /**
  * A program running in a pseudo-terminal, driven one cell at a time.
  *
@@ -173,8 +164,8 @@ export class Session {
   #closing: Promise<void> | undefined;
   /** Why the session was ended from inside (the fork-bomb guard), added to the output of the cell it cut. */
   #exitNote: string | undefined;
-  // The sets below are the one shared empty set until something is added (see `added`): most
-  // sessions never record or stream events, and an empty Set is ~150 bytes kept per session.
+  // The sets below are the one shared empty set until something is added (see `own`): most
+  // sessions never record or stream events.
   #eventStreams: Set<BoundedQueue<SessionEvent>> = NOTHING;
   #exitWatchers: Set<() => void> = NOTHING;
   /** Holds of people who took the terminal over: agent cells are refused while any is held. */
@@ -687,7 +678,7 @@ export class Session {
         return () => this.off("data", listener);
       },
       onExit: (listener: () => void) => {
-        this.#exitWatchers = added(this.#exitWatchers, listener);
+        (this.#exitWatchers = own(this.#exitWatchers)).add(listener);
         return () => this.#exitWatchers.delete(listener);
       },
     };
@@ -751,7 +742,7 @@ export class Session {
     });
     this.#streamedOrRecorded = true;
     if (this.#exited || this.#closing !== undefined) queue.end();
-    else this.#eventStreams = added(this.#eventStreams, queue);
+    else (this.#eventStreams = own(this.#eventStreams)).add(queue);
     signal?.addEventListener("abort", () => queue.end(), { once: true });
     return queue;
   }
@@ -893,7 +884,7 @@ export class Session {
       () => this.#recordings.delete(recording),
     );
     this.#streamedOrRecorded = true;
-    this.#recordings = added(this.#recordings, recording);
+    (this.#recordings = own(this.#recordings)).add(recording);
     return recording;
   }
 

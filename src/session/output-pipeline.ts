@@ -3,6 +3,7 @@ import type { DetectorInput, FeedResult, FrameDetector, FrameEnd, Verdict } from
 import { toVerdict } from "../detect/verdict.js";
 import type { FrameCollector } from "../frame.js";
 import { BoundedQueue } from "../internal/bounded-queue.js";
+import { NOTHING, own } from "../internal/empty-set.js";
 import { afterLastQuery, QueryAnswers, TERMINAL_QUERY } from "../pty/query-answers.js";
 import { crlfToLf, isCrlfOnly } from "../terminal/crlf.js";
 import { EchoFilter } from "../terminal/echo-filter.js";
@@ -96,9 +97,10 @@ export class OutputPipeline {
   #atLineStart = true;
   #ended = false;
   #lastOutputAt = 0;
-  readonly #rawStreams = new Set<BoundedQueue<string>>();
-  readonly #cleanStreams = new Set<BoundedQueue<string>>();
-  readonly #lineWatchers = new Set<LineWatcher>();
+  // The shared empty set until something is added (see `own`): most sessions add to none of them.
+  #rawStreams: Set<BoundedQueue<string>> = NOTHING;
+  #cleanStreams: Set<BoundedQueue<string>> = NOTHING;
+  #lineWatchers: Set<LineWatcher> = NOTHING;
   /** The detector, when it is told about chunks and fed in parts (see {@link ChunkFed}). */
   readonly #chunkFed: ChunkFed | undefined;
   /**
@@ -571,8 +573,9 @@ export class OutputPipeline {
 
   /** Calls `watcher` with every clean line, and every new unfinished line; returns how to stop. */
   watchLines(watcher: LineWatcher): () => void {
-    this.#lineWatchers.add(watcher);
-    return () => this.#lineWatchers.delete(watcher);
+    const watchers = (this.#lineWatchers = own(this.#lineWatchers));
+    watchers.add(watcher);
+    return () => watchers.delete(watcher);
   }
 
   /**
@@ -581,7 +584,7 @@ export class OutputPipeline {
    * when `open` is false.
    */
   stream(raw: boolean, open: boolean): BoundedQueue<string> {
-    const streams = raw ? this.#rawStreams : this.#cleanStreams;
+    const streams = raw ? (this.#rawStreams = own(this.#rawStreams)) : (this.#cleanStreams = own(this.#cleanStreams));
     const queue = new BoundedQueue<string>({
       maxUnits: STREAM_BUFFER_BYTES,
       sizeOf: (chunk) => chunk.length,

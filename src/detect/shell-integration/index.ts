@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { invalidArgument } from "../../errors.js";
+import { NOTHING, own } from "../../internal/empty-set.js";
 import { LapsingInterval } from "../../internal/lapsing-interval.js";
 import { randomBytes } from "../../internal/random.js";
 import { PrivateFiles } from "../../internal/private-temp-dir.js";
@@ -192,7 +193,7 @@ class ShellIntegrationDetector implements FrameDetector {
     { unref: true },
   );
   /** Foreground programs of this cell that are not nested programs we can frame. */
-  readonly #notNested = new Set<number>();
+  #notNested: Set<number> = NOTHING;
   /** A REPL seen in the foreground, waiting for its prompt to be confirmed. */
   #replCandidate: ReplCandidate | undefined;
   #partialLine = "";
@@ -680,7 +681,7 @@ class ShellIntegrationDetector implements FrameDetector {
     if (boot.depth > 0 && boot.probes >= MAX_PROBES && now - boot.probedAt >= PROBE_RETRY_MS) {
       // No shell answered: leave the program alone (it stays awaiting input).
       this.#cancelBoot();
-      if (boot.program?.pid != null) this.#notNested.add(boot.program.pid);
+      if (boot.program?.pid != null) (this.#notNested = own(this.#notNested)).add(boot.program.pid);
       return;
     }
     if (boot.probes >= MAX_PROBES || (boot.probes > 0 && now - boot.probedAt < PROBE_RETRY_MS)) return;
@@ -804,7 +805,7 @@ class ShellIntegrationDetector implements FrameDetector {
       (command, args) => replDetector(command, args) !== undefined,
     );
     if (kind === undefined) {
-      this.#notNested.add(fg.pid);
+      (this.#notNested = own(this.#notNested)).add(fg.pid);
       return;
     }
     const program = {
