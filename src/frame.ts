@@ -49,50 +49,51 @@ export function defineRaw(target: { raw: string }, raw: string | (() => string))
 /**
  * What the terminal produced between writing a cell (or starting the
  * program) and the frame's end: the clean output, bounded, and the raw bytes.
+ * One per cell; members TypeScript-`private`, not `#private` (cheaper an access, see `CellLifecycle`).
  */
 export class FrameCollector implements SealListener {
   /**
    * The clean output once it may need its cap or its staging buffer; until then (most cells: a few
-   * lines) it is {@link FrameCollector.#small}, one string, as CappedText would hold it.
+   * lines) it is {@link FrameCollector.small}, one string, as CappedText would hold it.
    */
-  #output: CappedText | undefined;
+  private output: CappedText | undefined;
   /** The clean output while it is short (see {@link SMALL_OUTPUT_BYTES}). */
-  #small = "";
+  private small = "";
   /**
    * The raw text once it is long, or a part of it was mirrored (see {@link FrameCollector.addMirrored});
-   * until then (most cells) it is {@link FrameCollector.#rawSmall}, one string, as the store would give it.
+   * until then (most cells) it is {@link FrameCollector.rawSmall}, one string, as the store would give it.
    */
-  #raw: RawStore | undefined;
+  private raw: RawStore | undefined;
   /** The raw text while it is short and nothing was mirrored (see {@link SMALL_OUTPUT_BYTES}). */
-  #rawSmall = "";
-  /** Where the chunk last given to `appendRaw` starts in {@link FrameCollector.#rawSmall} (-1: none is open). */
-  #rawOpenFrom = -1;
+  private rawSmall = "";
+  /** Where the chunk last given to `appendRaw` starts in {@link FrameCollector.rawSmall} (-1: none is open). */
+  private rawOpenFrom = -1;
   /** The raw text may no longer point into the clean output (it was about to be cut) before a store was made. */
-  #rawRangesOff = false;
-  readonly #maxBytes: number;
-  #pieces: string[] = [];
-  #piecesChars = 0;
+  private rawRangesOff = false;
+  private readonly maxBytes: number;
+  private pieces: string[] = [];
+  private piecesChars = 0;
   /** Clean characters flushed into the output (since the start, or the last discard). */
-  #cleanChars = 0;
+  private cleanChars = 0;
   /** False once the clean output went over its cap: raw text can no longer point into it. */
-  #rawRanges = true;
+  private rawRanges = true;
   /** False once the detector said output is over (the rest is prompt). */
   collecting = true;
   /** Told when the staging buffer's bytes a long output goes through are reused or let go (see `CappedText`). */
   onSealed: ((stage: Buffer, piece: string | undefined) => void) | undefined;
 
   constructor(maxBytes: number) {
-    this.#maxBytes = maxBytes;
+    this.maxBytes = maxBytes;
   }
 
   /** The raw text's store, made when first needed: what it held as one string goes in first, its open chunk last. */
-  #rawStore(): RawStore {
-    let store = this.#raw;
+  private rawStore(): RawStore {
+    let store = this.raw;
     if (store !== undefined) return store;
-    store = new RawStore(this.#maxBytes, () => this.#outputText());
-    if (this.#rawRangesOff) store.materialize(false);
-    const small = this.#rawSmall;
-    const open = this.#rawOpenFrom;
+    store = new RawStore(this.maxBytes, () => this.outputText());
+    if (this.rawRangesOff) store.materialize(false);
+    const small = this.rawSmall;
+    const open = this.rawOpenFrom;
     if (open === -1) {
       if (small !== "") store.append(small);
       store.append("");
@@ -100,43 +101,43 @@ export class FrameCollector implements SealListener {
       if (open > 0) store.append(small.slice(0, open));
       store.append(small.slice(open));
     }
-    this.#rawSmall = "";
-    this.#raw = store;
+    this.rawSmall = "";
+    this.raw = store;
     return store;
   }
 
   /** The clean output flushed so far, uncut. */
-  #outputText(): string {
-    return this.#output === undefined ? this.#small : this.#output.peek();
+  private outputText(): string {
+    return this.output === undefined ? this.small : this.output.peek();
   }
 
   /** Adds a chunk of raw terminal text, before its clean text is added. */
   appendRaw(text: string): void {
-    const store = this.#raw;
+    const store = this.raw;
     if (store !== undefined) {
       store.append(text);
       return;
     }
     if (text === "") {
-      this.#rawOpenFrom = -1; // as the store: the chunk before is complete, none is open
+      this.rawOpenFrom = -1; // as the store: the chunk before is complete, none is open
       return;
     }
     // Short enough, even at 3 bytes a character, that no cap is near: one string.
-    if ((this.#rawSmall.length + text.length) * 3 <= Math.min(this.#maxBytes, SMALL_OUTPUT_BYTES)) {
-      this.#rawOpenFrom = this.#rawSmall.length;
-      this.#rawSmall += text;
+    if ((this.rawSmall.length + text.length) * 3 <= Math.min(this.maxBytes, SMALL_OUTPUT_BYTES)) {
+      this.rawOpenFrom = this.rawSmall.length;
+      this.rawSmall += text;
       return;
     }
-    this.#rawStore().append(text);
+    this.rawStore().append(text);
   }
 
   /** Adds clean text; taken in by `flush()`. */
   add(text: string): void {
     if (!this.collecting) return;
-    this.#pieces.push(text);
-    this.#piecesChars += text.length;
+    this.pieces.push(text);
+    this.piecesChars += text.length;
     // Before a store is made nothing was mirrored: the clean text between mirrored parts only matters after one.
-    this.#raw?.cleanAdded(text);
+    this.raw?.cleanAdded(text);
   }
 
   /**
@@ -147,43 +148,43 @@ export class FrameCollector implements SealListener {
    */
   addMirrored(text: string, raw: string, rawFrom: number, rawTo: number, crlfOnly = false): void {
     if (!this.collecting) return;
-    const start = this.#cleanChars + this.#piecesChars;
-    this.#pieces.push(text);
-    this.#piecesChars += text.length;
+    const start = this.cleanChars + this.piecesChars;
+    this.pieces.push(text);
+    this.piecesChars += text.length;
     // A part too short for a range leaves the raw text as it is (the store would ignore it).
-    if (this.#raw === undefined && rawTo - rawFrom < MIN_RANGE_CHARS) return;
-    this.#rawStore().mirror(raw, rawFrom, rawTo, start, start + text.length, crlfOnly);
+    if (this.raw === undefined && rawTo - rawFrom < MIN_RANGE_CHARS) return;
+    this.rawStore().mirror(raw, rawFrom, rawTo, start, start + text.length, crlfOnly);
   }
 
   /** Moves what `add()` gathered into the output; returns it. */
   flush(): string {
-    if (this.#pieces.length === 0) return "";
-    const text = this.#pieces.length === 1 ? (this.#pieces[0] as string) : this.#pieces.join("");
-    this.#pieces = [];
-    this.#piecesChars = 0;
-    let output = this.#output;
+    if (this.pieces.length === 0) return "";
+    const text = this.pieces.length === 1 ? (this.pieces[0] as string) : this.pieces.join("");
+    this.pieces = [];
+    this.piecesChars = 0;
+    let output = this.output;
     if (output === undefined) {
       // Short enough, even at 3 bytes a character, that no cap or staging buffer can be near.
-      if ((this.#cleanChars + text.length) * 3 <= Math.min(this.#maxBytes, SMALL_OUTPUT_BYTES)) {
-        this.#small += text;
-        this.#cleanChars += text.length;
+      if ((this.cleanChars + text.length) * 3 <= Math.min(this.maxBytes, SMALL_OUTPUT_BYTES)) {
+        this.small += text;
+        this.cleanChars += text.length;
         return text;
       }
       // From now on it is held as a long output would be: what it held so far goes in first.
-      output = new CappedText(this.#maxBytes, this);
-      output.append(this.#small);
-      this.#small = "";
-      this.#output = output;
+      output = new CappedText(this.maxBytes, this);
+      output.append(this.small);
+      this.small = "";
+      this.output = output;
     }
     const total = output.totalBytes;
-    if (this.#rawRanges && total + text.length * 3 > this.#maxBytes && total + Buffer.byteLength(text) > this.#maxBytes) {
+    if (this.rawRanges && total + text.length * 3 > this.maxBytes && total + Buffer.byteLength(text) > this.maxBytes) {
       // The clean output is about to be cut: raw text pointing into it becomes text again.
-      if (this.#raw === undefined) this.#rawRangesOff = true;
-      else this.#raw.materialize(false);
-      this.#rawRanges = false;
+      if (this.raw === undefined) this.rawRangesOff = true;
+      else this.raw.materialize(false);
+      this.rawRanges = false;
     }
     output.append(text);
-    this.#cleanChars += text.length;
+    this.cleanChars += text.length;
     return text;
   }
 
@@ -192,34 +193,34 @@ export class FrameCollector implements SealListener {
    * `lastStagedTo` (see `CappedText.lastStaged`); undefined when it was not.
    */
   get lastStaged(): Buffer | undefined {
-    return this.#output?.lastStaged;
+    return this.output?.lastStaged;
   }
 
   get lastStagedFrom(): number {
-    return this.#output?.lastStagedFrom ?? -1;
+    return this.output?.lastStagedFrom ?? -1;
   }
 
   get lastStagedTo(): number {
-    return this.#output?.lastStagedTo ?? 0;
+    return this.output?.lastStagedTo ?? 0;
   }
 
   /** Forgets the output so far (it was echo). */
   discard(): void {
-    this.#raw?.materialize(true);
-    if (this.#pieces.length > 0) this.#pieces = [];
-    this.#piecesChars = 0;
-    this.#cleanChars = 0;
-    this.#small = "";
+    this.raw?.materialize(true);
+    if (this.pieces.length > 0) this.pieces = [];
+    this.piecesChars = 0;
+    this.cleanChars = 0;
+    this.small = "";
     // Usually nothing reached the output yet (the echo was never collected): the empty one is kept.
-    if (this.#output !== undefined && this.#output.totalBytes > 0) {
-      this.#output.abandon();
-      this.#output = undefined;
+    if (this.output !== undefined && this.output.totalBytes > 0) {
+      this.output.abandon();
+      this.output = undefined;
     }
   }
 
   /** The output so far, uncut. */
   peek(): string {
-    const text = this.#outputText() + this.#pieces.join("");
+    const text = this.outputText() + this.pieces.join("");
     return text.endsWith("\n") ? text.slice(0, -1) : text;
   }
 
@@ -230,37 +231,37 @@ export class FrameCollector implements SealListener {
    * (see `CappedText`), and its raw text refers to them.
    */
   finish(dropLines = 0, dropSuffix = ""): FrameOutput {
-    if (this.#pieces.length > 0) this.flush();
-    if (this.#output === undefined && this.#raw === undefined && dropLines === 0 && dropSuffix === "") {
+    if (this.pieces.length > 0) this.flush();
+    if (this.output === undefined && this.raw === undefined && dropLines === 0 && dropSuffix === "") {
       // A short output with nothing to drop (most cells): its one string without its final newline, its raw text as it came.
-      const small = this.#small;
+      const small = this.small;
       return {
         output: small.endsWith("\n") ? small.slice(0, -1) : small,
         truncated: false,
         omittedBytes: 0,
-        raw: this.#rawSmall,
+        raw: this.rawSmall,
         rawOmittedBytes: 0,
       };
     }
-    // A short output is one string (no cap, no staging): its raw ranges resolve through #outputText.
-    const capped = this.#output?.finishPieces(omittedMarker);
+    // A short output is one string (no cap, no staging): its raw ranges resolve through outputText().
+    const capped = this.output?.finishPieces(omittedMarker);
     const raw =
-      this.#raw === undefined
-        ? { text: this.#rawSmall, omittedBytes: 0 }
-        : this.#raw.finish(capped === undefined || capped.truncated ? undefined : capped.pieces, omittedMarker);
+      this.raw === undefined
+        ? { text: this.rawSmall, omittedBytes: 0 }
+        : this.raw.finish(capped === undefined || capped.truncated ? undefined : capped.pieces, omittedMarker);
     // One piece and no line to drop (most cells): only its final newline goes, with no piece lists made.
     const only =
       dropLines > 0 || dropSuffix !== ""
         ? undefined
         : capped === undefined
-          ? this.#small
+          ? this.small
           : capped.pieces.length === 1
             ? capped.pieces[0]
             : undefined;
     return {
       output:
         only === undefined
-          ? concat(dropTrailingText(dropTrailingLines(trimFinalNewline(capped?.pieces ?? [this.#small]), dropLines), dropSuffix))
+          ? concat(dropTrailingText(dropTrailingLines(trimFinalNewline(capped?.pieces ?? [this.small]), dropLines), dropSuffix))
           : only.endsWith("\n")
             ? only.slice(0, -1)
             : only,

@@ -73,85 +73,88 @@ export interface CellLifecycleHost extends InterruptHost, InputChecksHost {
  * `exited`). It never reads the terminal: the output pipeline fills the
  * frame this gives it (see {@link CellLifecycle.frame}).
  *
+ * Its members are TypeScript-`private`, not `#private`: V8 reaches a `#` member through a keyed
+ * lookup (a brand check for a method), some 40 instructions more an access, on every cell's path.
+ *
  * @internal
  */
 export class CellLifecycle {
-  readonly #options: CellLifecycleOptions;
-  readonly #detector: FrameDetector;
-  readonly #output: CellOutput;
-  readonly #host: CellLifecycleHost;
-  #state: LockState = "idle";
-  #lock: CellRun | undefined;
-  readonly #queue: CellRun[] = [];
+  private readonly options: CellLifecycleOptions;
+  private readonly detector: FrameDetector;
+  private readonly output: CellOutput;
+  private readonly host: CellLifecycleHost;
+  private lockState: LockState = "idle";
+  private lock: CellRun | undefined;
+  private readonly queue: CellRun[] = [];
   /**
    * The last {@link RETAINED_CELLS} settled cells, a ring (oldest overwritten): looked up only by
    * `poll(id)`, so a scan; a Map evicting its oldest key cost more per cell than the whole lookup.
    */
-  readonly #settled: CellRun[] = [];
+  private readonly settled: CellRun[] = [];
   /** Where the next settled cell goes once the ring is full (the oldest). */
-  #settledNext = 0;
-  #lastRun: CellRun | undefined;
+  private settledNext = 0;
+  private lastRun: CellRun | undefined;
   /** False after input that submits something (Enter, Ctrl-C) was typed outside a cell, until the next prompt. */
-  #atPrompt = true;
+  private atPrompt = true;
   /** A cell waiting for the prompt (or for an interrupt to be taken in) before it is written. */
-  #held: CellRun | undefined;
-  readonly #interrupts: Interrupter;
+  private held: CellRun | undefined;
+  private readonly interrupts: Interrupter;
   /** The options of a cell given none (most cells), made once. */
-  readonly #defaultCellOptions: NormalizedCellOptions;
-  readonly #inputs: InputChecks;
+  private readonly defaultCellOptions: NormalizedCellOptions;
+  private readonly inputs: InputChecks;
   /** The lock holder's deadline, one timer from cell to cell (see {@link ReusableTimeout}). */
-  readonly #deadline = new ReusableTimeout();
+  private readonly deadline = new ReusableTimeout();
   /** The cell the deadline was last armed for (only the lock holder has one). */
-  #deadlineRun: CellRun | undefined;
+  private deadlineRun: CellRun | undefined;
   // Made once, not per cell: the deadline's callback, and what runs once an interrupt is taken in.
-  readonly #onDeadline = (): void => {
-    const run = this.#deadlineRun;
-    this.#deadlineRun = undefined;
-    if (run !== undefined) this.#onTimeout(run);
+  private readonly onDeadline = (): void => {
+    const run = this.deadlineRun;
+    this.deadlineRun = undefined;
+    if (run !== undefined) this.onTimeout(run);
   };
   /** The unfinished line, for an `awaiting_input` result (made once, not per settle). */
-  readonly #partialLine = (): string => this.#output.partialLine;
+  private readonly partialLine = (): string => this.output.partialLine;
   /** What the input checks ask of the cell they look at (see {@link CellRun.running}). */
-  readonly #runChecks: RunChecks = {
-    running: (run) => this.#lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined,
+  private readonly runChecks: RunChecks = {
+    running: (run) => this.lock === run && run.status === "running" && run.stopping === undefined && run.result === undefined,
     awaitingInput: (run) => {
-      this.#settle(run, "awaiting_input", run.frame, AWAITING_INPUT);
+      this.settle(run, "awaiting_input", run.frame, AWAITING_INPUT);
     },
   };
-  readonly #afterInterruptSettled = (): void => {
-    const held = this.#held;
-    if (held === undefined || this.#lock !== held) return;
-    if (this.#atPrompt || this.#detector.tracksPrompt !== true) this.#writeHeld(held);
+  private readonly afterInterruptSettled = (): void => {
+    const held = this.held;
+    if (held === undefined || this.lock !== held) return;
+    if (this.atPrompt || this.detector.tracksPrompt !== true) this.writeHeld(held);
   };
 
   constructor(options: CellLifecycleOptions, detector: FrameDetector, output: CellOutput, host: CellLifecycleHost) {
-    this.#options = options;
-    this.#detector = detector;
-    this.#output = output;
-    this.#host = host;
-    this.#interrupts = new Interrupter(detector, host, output);
-    this.#inputs = new InputChecks(detector, host, output);
-    this.#defaultCellOptions = normalizeCellOptions(undefined, options.timeoutMs);
+    this.options = options;
+    this.detector = detector;
+    this.output = output;
+    this.host = host;
+    this.interrupts = new Interrupter(detector, host, output);
+    this.inputs = new InputChecks(detector, host, output);
+    this.defaultCellOptions = normalizeCellOptions(undefined, options.timeoutMs);
   }
 
   /** Where the lock stands. */
   get state(): LockState {
-    return this.#state;
+    return this.lockState;
   }
 
   /** The cell holding the lock, if any. */
   get holder(): LockHolder | undefined {
-    return this.#lock;
+    return this.lock;
   }
 
   /** The frame the output pipeline fills: the lock holder's, once its code was written (`undefined` between cells). */
   get frame(): FrameCollector | undefined {
-    return this.#lock?.frame;
+    return this.lock?.frame;
   }
 
   /** The live consumers of the lock holder's output. */
   get control(): CellControl | undefined {
-    return this.#lock?.control;
+    return this.lock?.control;
   }
 
   // ── The session's calls ───────────────────────────────────────────
@@ -162,30 +165,30 @@ export class CellLifecycle {
    * @throws {SessionBusyError} another cell holds the lock; nothing was written.
    */
   fire(code: string, options: CellOptions | undefined): Cell {
-    return this.#createRun(code, options).cell;
+    return this.createRun(code, options).cell;
   }
 
   /** Starts a cell and resolves with its result (or its `awaiting_input` snapshot with `untilInput`). */
   run(code: string, options: CellOptions | undefined): Promise<CellResult> {
-    const run = this.#createRun(code, options);
+    const run = this.createRun(code, options);
     if (!run.options.untilInput) return run.cell.result;
-    return run.nextSettlePoint(this.#lock === run, true);
+    return run.nextSettlePoint(this.lock === run, true);
   }
 
   /** Input typed outside the cell's code (`write`): a submitting key typed between cells means a command runs until its prompt. */
   noteInput(data: string): void {
-    this.#inputs.noteInput();
-    if (this.#lock === undefined && /[\r\n\x03\x04\x1a\x1c]/.test(data)) this.#atPrompt = false;
+    this.inputs.noteInput();
+    if (this.lock === undefined && /[\r\n\x03\x04\x1a\x1c]/.test(data)) this.atPrompt = false;
   }
 
   /** Whether what was typed last into the running cell was seen to reach the program (see {@link InputChecks.inputArrived}). */
   inputArrived(): boolean {
-    return this.#inputs.inputArrived();
+    return this.inputs.inputArrived();
   }
 
   /** Output arrived or input was typed: a cell that was awaiting input runs again. */
   resume(): void {
-    if (this.#lock?.status === "awaiting_input") this.#lock.setStatus("running");
+    if (this.lock?.status === "awaiting_input") this.lock.setStatus("running");
   }
 
   // ── How a cell ends ─────────────────────────────────────────────────
@@ -195,17 +198,17 @@ export class CellLifecycle {
    * (`done`, or the status an interrupt or timeout gave it), or a cell held for the prompt is written.
    */
   frameEnded(end: FrameEnd, decidedBy: DecidedBy): void {
-    const run = this.#lock;
+    const run = this.lock;
     const frame = run?.frame;
     if (run === undefined || frame === undefined) {
-      this.#atPrompt = true;
-      if (run !== undefined && this.#held === run && !this.#interrupts.settling) this.#writeHeld(run);
+      this.atPrompt = true;
+      if (run !== undefined && this.held === run && !this.interrupts.settling) this.writeHeld(run);
       return;
     }
-    this.#output.closeFrame(frame, run.control, end.note, end.partialOutput);
+    this.output.closeFrame(frame, run.control, end.note, end.partialOutput);
     run.frame = undefined;
     const status = run.stopping ?? "done";
-    this.#settle(run, status, frame, {
+    this.settle(run, status, frame, {
       exitCode: status === "done" ? (end.exitCode ?? null) : null,
       cwd: end.cwd,
       nested: end.nested,
@@ -213,7 +216,7 @@ export class CellLifecycle {
       dropSuffix: end.dropSuffix,
       decidedBy: run.stopping === undefined ? decidedBy : run.stopping === "timeout" ? "timeout" : "interrupt",
     });
-    this.#release(run, true);
+    this.release(run, true);
   }
 
   /**
@@ -222,31 +225,31 @@ export class CellLifecycle {
    */
   programExited(exitCode: number | null, note: string | undefined): void {
     this.stopChecks();
-    const run = this.#lock;
+    const run = this.lock;
     if (run !== undefined) {
       const frame = run.frame;
       run.frame = undefined;
       if (note !== undefined) frame?.add(`${note}\n`);
-      this.#settle(run, "exited", frame, { exitCode, decidedBy: "exit" });
-      this.#lock = undefined;
+      this.settle(run, "exited", frame, { exitCode, decidedBy: "exit" });
+      this.lock = undefined;
     }
     this.failQueued();
   }
 
   /** Stops the periodic input checks and frees the timers (the program exited). */
   stopChecks(): void {
-    this.#inputs.dispose();
-    this.#deadline.dispose();
+    this.inputs.dispose();
+    this.deadline.dispose();
   }
 
   /** Fails every queued cell: the session closed or the program exited before its turn. */
   failQueued(): void {
-    for (const run of this.#queue.splice(0)) {
+    for (const run of this.queue.splice(0)) {
       run.unlisten?.();
       run.control.fail(
         new SessionClosedError(
-          this.#options.name,
-          this.#host.exited() ? "exited before the cell could start" : "was closed before the cell could start",
+          this.options.name,
+          this.host.exited() ? "exited before the cell could start" : "was closed before the cell could start",
         ),
       );
     }
@@ -258,22 +261,22 @@ export class CellLifecycle {
    * @throws {AgentTtyError} `ERR_UNKNOWN_CELL` before the first cell.
    */
   wait(timeoutMs: number | undefined, untilInput: boolean): Promise<CellResult> {
-    const run = this.#lock ?? this.#queue[0];
+    const run = this.lock ?? this.queue[0];
     if (run === undefined) {
-      const last = this.#lastRun?.result;
+      const last = this.lastRun?.result;
       if (last === undefined)
-        throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.#options.name}' has run no cell yet; call run() first`);
+        throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.options.name}' has run no cell yet; call run() first`);
       return Promise.resolve(last);
     }
-    if (timeoutMs !== undefined && this.#lock === run && run.timer !== undefined) this.#armTimeout(run, timeoutMs);
-    return run.nextSettlePoint(this.#lock === run, untilInput);
+    if (timeoutMs !== undefined && this.lock === run && run.timer !== undefined) this.armTimeout(run, timeoutMs);
+    return run.nextSettlePoint(this.lock === run, untilInput);
   }
 
   /** Interrupts the lock holder (see `Session.interrupt`); `undefined` when no cell holds the lock. */
   async interrupt(force: boolean): Promise<CellResult | undefined> {
-    const run = this.#lock;
+    const run = this.lock;
     if (run === undefined) return undefined;
-    const released = await this.#stop(run, "interrupted", { force });
+    const released = await this.stop(run, "interrupted", { force });
     return released ?? run.result;
   }
 
@@ -286,15 +289,15 @@ export class CellLifecycle {
   poll(cellId: string | undefined): CellSnapshot | undefined {
     const run =
       cellId === undefined
-        ? (this.#lock ?? this.#queue[0] ?? this.#lastRun)
-        : this.#lock?.id === cellId
-          ? this.#lock
-          : (this.#settled.find((settled) => settled.id === cellId) ?? this.#queue.find((queued) => queued.id === cellId));
+        ? (this.lock ?? this.queue[0] ?? this.lastRun)
+        : this.lock?.id === cellId
+          ? this.lock
+          : (this.settled.find((settled) => settled.id === cellId) ?? this.queue.find((queued) => queued.id === cellId));
     if (run === undefined) {
       if (cellId === undefined) return undefined;
       throw new AgentTtyError(
         "ERR_UNKNOWN_CELL",
-        `session '${this.#options.name}' has no cell '${cellId}' (the last ${RETAINED_CELLS} cells are kept)`,
+        `session '${this.options.name}' has no cell '${cellId}' (the last ${RETAINED_CELLS} cells are kept)`,
       );
     }
     return run.snapshot();
@@ -302,118 +305,118 @@ export class CellLifecycle {
 
   // ── Starting a cell (inside) ────────────────────────────────────────
 
-  #createRun(code: string, options: CellOptions | undefined): CellRun {
+  private createRun(code: string, options: CellOptions | undefined): CellRun {
     const normalizedCode = normalizeCode(code);
-    const normalized = options === undefined ? this.#defaultCellOptions : normalizeCellOptions(options, this.#options.timeoutMs);
-    this.#host.assertOpen();
+    const normalized = options === undefined ? this.defaultCellOptions : normalizeCellOptions(options, this.options.timeoutMs);
+    this.host.assertOpen();
     if (normalized.signal?.aborted === true) throw normalized.signal.reason;
-    if (this.#host.heldByHuman()) throw new HumanControlError(this.#options.name);
+    if (this.host.heldByHuman()) throw new HumanControlError(this.options.name);
     // (No index -1 on an empty queue: a lookup by name, on the generic path, for every cell.)
-    const holder = this.#lock ?? (this.#queue.length > 0 ? this.#queue[this.#queue.length - 1] : undefined);
+    const holder = this.lock ?? (this.queue.length > 0 ? this.queue[this.queue.length - 1] : undefined);
     if (holder !== undefined && !normalized.queue) {
-      throw new SessionBusyError(this.#options.name, (this.#lock ?? holder).id, this.#state === "timed_out");
+      throw new SessionBusyError(this.options.name, (this.lock ?? holder).id, this.lockState === "timed_out");
     }
     const queued = holder !== undefined;
     const run = new CellRun(normalizedCode, normalized, queued);
     if (queued) {
-      this.#queue.push(run);
-      if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "fired", cellId: run.id, status: "queued" });
-      this.#watchAbort(run);
+      this.queue.push(run);
+      if (this.host.cellEventsHeard?.() !== false) this.host.emit({ type: "fired", cellId: run.id, status: "queued" });
+      this.watchAbort(run);
     } else {
-      this.#begin(run);
+      this.begin(run);
     }
     return run;
   }
 
-  #begin(run: CellRun): void {
-    this.#lock = run;
-    this.#state = "busy";
+  private begin(run: CellRun): void {
+    this.lock = run;
+    this.lockState = "busy";
     if (run.status === "queued") {
       // Its turn came: it starts now (a cell that never queued started when it was made).
       run.startedAt = new Date();
       run.startTime = performance.now();
     }
     if (run.status !== "running") run.setStatus("running");
-    this.#armTimeout(run, run.options.timeoutMs, run.startTime);
-    if (run.unlisten === undefined && run.options.signal !== undefined) this.#watchAbort(run);
-    if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "fired", cellId: run.id, status: "running" });
-    if ((!this.#atPrompt && this.#detector.tracksPrompt === true) || this.#interrupts.settling) {
+    this.armTimeout(run, run.options.timeoutMs, run.startTime);
+    if (run.unlisten === undefined && run.options.signal !== undefined) this.watchAbort(run);
+    if (this.host.cellEventsHeard?.() !== false) this.host.emit({ type: "fired", cellId: run.id, status: "running" });
+    if ((!this.atPrompt && this.detector.tracksPrompt === true) || this.interrupts.settling) {
       // A command typed outside any cell still runs: its prompt comes first. Or an interrupt is still being taken in.
-      this.#held = run;
+      this.held = run;
       run.frame = undefined;
       return;
     }
     // Written in the turn it started (or took its turn) in: its start time is the time it is typed.
-    this.#write(run, run.startTime);
+    this.write(run, run.startTime);
   }
 
   /** Writes the cell to the terminal; its frame starts. `now`: the time, when read in this turn. */
-  #write(run: CellRun, now?: number): void {
-    if (this.#lock !== run || run.result !== undefined) return;
+  private write(run: CellRun, now?: number): void {
+    if (this.lock !== run || run.result !== undefined) return;
     let bytes: string;
     try {
-      bytes = this.#detector.encode?.(run.code) ?? `${run.code}\r`;
+      bytes = this.detector.encode?.(run.code) ?? `${run.code}\r`;
     } catch (error) {
-      this.#host.detectorFailed(error);
-      this.#settle(run, "interrupted", undefined, { exitCode: null, decidedBy: "detector-error" });
-      this.#release(run);
+      this.host.detectorFailed(error);
+      this.settle(run, "interrupted", undefined, { exitCode: null, decidedBy: "detector-error" });
+      this.release(run);
       return;
     }
     // Written first: the program starts on it while the frame is made (its output is read later, in its own turn).
-    this.#host.write(bytes);
-    run.frame = new FrameCollector(this.#options.maxOutputBytes);
-    this.#output.startCell(run.code);
-    run.checks = this.#runChecks;
-    this.#inputs.start(run, now);
+    this.host.write(bytes);
+    run.frame = new FrameCollector(this.options.maxOutputBytes);
+    this.output.startCell(run.code);
+    run.checks = this.runChecks;
+    this.inputs.start(run, now);
   }
 
   /** Writes a cell that waited for the prompt (or for an interrupt to settle), or settles it if it was stopped meanwhile. */
-  #writeHeld(run: CellRun): void {
-    this.#held = undefined;
+  private writeHeld(run: CellRun): void {
+    this.held = undefined;
     if (run.stopping === undefined && run.result === undefined) {
-      queueMicrotask(() => this.#write(run));
+      queueMicrotask(() => this.write(run));
     } else {
       // Stopped or timed out before it was ever written.
       const status = run.stopping ?? "timeout";
-      this.#settle(run, status, undefined, { exitCode: null, decidedBy: status === "timeout" ? "timeout" : "interrupt" });
-      this.#release(run);
+      this.settle(run, status, undefined, { exitCode: null, decidedBy: status === "timeout" ? "timeout" : "interrupt" });
+      this.release(run);
     }
   }
 
   // ── Deadlines and abort signals ─────────────────────────────────────
 
   /** Arms the lock holder's deadline (only the lock holder has one: `run.timer` is the shared timer while armed). */
-  #armTimeout(run: CellRun, timeoutMs: number, now?: number): void {
-    run.timer = this.#deadline;
-    this.#deadlineRun = run;
-    this.#deadline.arm(timeoutMs, this.#onDeadline, now);
+  private armTimeout(run: CellRun, timeoutMs: number, now?: number): void {
+    run.timer = this.deadline;
+    this.deadlineRun = run;
+    this.deadline.arm(timeoutMs, this.onDeadline, now);
   }
 
-  #watchAbort(run: CellRun): void {
+  private watchAbort(run: CellRun): void {
     const signal = run.options.signal;
     if (signal === undefined) return;
     const onAbort = () => {
       if (run.status === "queued") {
-        this.#queue.splice(this.#queue.indexOf(run), 1);
+        this.queue.splice(this.queue.indexOf(run), 1);
         run.control.fail(signal.reason);
         return;
       }
-      void this.#stop(run, "interrupted");
+      void this.stop(run, "interrupted");
     };
     signal.addEventListener("abort", onAbort, { once: true });
     run.unlisten = () => signal.removeEventListener("abort", onAbort);
   }
 
-  #onTimeout(run: CellRun): void {
+  private onTimeout(run: CellRun): void {
     run.timer = undefined;
-    if (this.#lock !== run || run.result !== undefined) return;
+    if (this.lock !== run || run.result !== undefined) return;
     if (run.options.onTimeout === "interrupt") {
-      void this.#stop(run, "timeout");
+      void this.stop(run, "timeout");
       return;
     }
     // The command may still be running: report, but keep the lock until its prompt or interrupt().
-    this.#settle(run, "timeout", run.frame, { exitCode: null, decidedBy: "timeout" }, true);
-    this.#state = "timed_out";
+    this.settle(run, "timeout", run.frame, { exitCode: null, decidedBy: "timeout" }, true);
+    this.lockState = "timed_out";
   }
 
   // ── Interrupts ──────────────────────────────────────────────────────
@@ -424,42 +427,42 @@ export class CellLifecycle {
    * may be released without its prompt, it is, with a note in its output. Resolves that result when the
    * cell had already reported one.
    */
-  async #stop(run: CellRun, status: FinalCellStatus, how: { force?: boolean } = {}): Promise<CellResult | undefined> {
-    if (this.#lock !== run) return undefined;
+  private async stop(run: CellRun, status: FinalCellStatus, how: { force?: boolean } = {}): Promise<CellResult | undefined> {
+    if (this.lock !== run) return undefined;
     run.stopping ??= run.result?.status === "timeout" ? "timeout" : status;
     run.timer?.clear();
     run.timer = undefined;
-    const note = await this.#interrupts.stop(
-      { holdsLock: () => this.#lock === run, released: () => (this.#lock === run ? run.whenReleased() : Promise.resolve()) },
+    const note = await this.interrupts.stop(
+      { holdsLock: () => this.lock === run, released: () => (this.lock === run ? run.whenReleased() : Promise.resolve()) },
       how.force === true,
     );
-    if (this.#lock !== run) return undefined;
-    if (note !== undefined) return this.#releaseWithout(run, run.stopping, note);
+    if (this.lock !== run) return undefined;
+    if (note !== undefined) return this.releaseWithout(run, run.stopping, note);
     if (run.result === undefined) {
-      this.#settle(run, run.stopping, run.frame, { exitCode: null, decidedBy: "interrupt" }, true);
-      this.#state = "timed_out";
+      this.settle(run, run.stopping, run.frame, { exitCode: null, decidedBy: "interrupt" }, true);
+      this.lockState = "timed_out";
     }
     return undefined;
   }
 
   /** Releases the lock without the cell's prompt, `note` (why) added to its output. */
-  #releaseWithout(run: CellRun, status: FinalCellStatus, note: string): CellResult {
+  private releaseWithout(run: CellRun, status: FinalCellStatus, note: string): CellResult {
     let result = run.result;
     if (result === undefined) {
       if (run.frame !== undefined) {
-        this.#output.flushPartial();
+        this.output.flushPartial();
         run.frame.collecting = true;
         run.frame.add(`${note}\n`);
       }
-      result = this.#settle(run, status, run.frame, { exitCode: null, decidedBy: "interrupt" });
+      result = this.settle(run, status, run.frame, { exitCode: null, decidedBy: "interrupt" });
     } else result = releasedResult(result, note);
-    this.#release(run);
+    this.release(run);
     return result;
   }
 
   // ── Settling and releasing the lock ─────────────────────────────────
 
-  #settle(
+  private settle(
     run: CellRun,
     status: FinalCellStatus | "awaiting_input",
     frame: FrameCollector | undefined,
@@ -472,7 +475,7 @@ export class CellLifecycle {
       return run.result;
     }
     // The question of an `awaiting_input` cell is usually an unfinished line: shown after its output.
-    const result = cellResult(run, status, frame, details, this.#partialLine);
+    const result = cellResult(run, status, frame, details, this.partialLine);
     if (status === "awaiting_input") {
       run.inputResult = result;
       run.setStatus(status);
@@ -484,13 +487,13 @@ export class CellLifecycle {
     run.timer = undefined;
     run.unlisten?.();
     run.status = status;
-    this.#lastRun = run;
-    if (this.#settled.length < RETAINED_CELLS) this.#settled.push(run);
+    this.lastRun = run;
+    if (this.settled.length < RETAINED_CELLS) this.settled.push(run);
     else {
-      this.#settled[this.#settledNext] = run;
-      this.#settledNext = (this.#settledNext + 1) % RETAINED_CELLS;
+      this.settled[this.settledNext] = run;
+      this.settledNext = (this.settledNext + 1) % RETAINED_CELLS;
     }
-    if (this.#host.cellEventsHeard?.() !== false) this.#host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
+    if (this.host.cellEventsHeard?.() !== false) this.host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
     run.control.finish(result);
     if (run.inputWaiters !== undefined) run.resolveInputWaiters(result);
     if (!keepFrame && run.settleWaiters !== undefined) run.wake(result);
@@ -498,21 +501,21 @@ export class CellLifecycle {
   }
 
   /** The lock is free (`byPrompt`: its prompt came back): the next queued cell starts (after the current chunk is handled). */
-  #release(run: CellRun, byPrompt = false): void {
-    if (this.#lock !== run) return;
-    this.#lock = undefined;
+  private release(run: CellRun, byPrompt = false): void {
+    if (this.lock !== run) return;
+    this.lock = undefined;
     // A line typed after the interrupt (over ssh): the next cell waits for its prompt.
-    if (this.#interrupts.cellReleased(this.#afterInterruptSettled, byPrompt)) this.#atPrompt = false;
-    this.#inputs.stop();
-    this.#output.endCell();
-    if (this.#state === "busy" || this.#state === "timed_out") this.#state = "idle";
+    if (this.interrupts.cellReleased(this.afterInterruptSettled, byPrompt)) this.atPrompt = false;
+    this.inputs.stop();
+    this.output.endCell();
+    if (this.lockState === "busy" || this.lockState === "timed_out") this.lockState = "idle";
     // Nothing queued now, nothing to start: a cell fired from here on takes the free lock at once.
-    if (this.#queue.length > 0) queueMicrotask(() => this.#startNext());
+    if (this.queue.length > 0) queueMicrotask(() => this.startNext());
   }
 
-  #startNext(): void {
-    if (this.#lock !== undefined || this.#host.exited() || this.#host.closing()) return;
-    const next = this.#queue.shift();
-    if (next !== undefined) this.#begin(next);
+  private startNext(): void {
+    if (this.lock !== undefined || this.host.exited() || this.host.closing()) return;
+    const next = this.queue.shift();
+    if (next !== undefined) this.begin(next);
   }
 }

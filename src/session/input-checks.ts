@@ -9,12 +9,12 @@ const PROCESS_CHECK_EVERY = 10;
 const INPUT_QUIET_MS = 150;
 /**
  * Where /proc cannot tell, quiet time alone decides (a guess, so a longer one). So it does while
- * typed input has not been seen to reach the program (see `InputChecks.#inputArrived`).
+ * typed input has not been seen to reach the program (see `InputChecks.typedInputArrived`).
  */
 const INPUT_FALLBACK_QUIET_MS = 1_500;
 /**
  * A cell's code with nothing printed this long after it was written: the program is looked at (its
- * run stamp, see `InputChecks.#inputArrived`). Sooner, the echo is usually still on its way (a check
+ * run stamp, see `InputChecks.typedInputArrived`). Sooner, the echo is usually still on its way (a check
  * made just after the write would look at most cells for nothing).
  */
 const ECHO_WAIT_MS = 10;
@@ -60,40 +60,42 @@ export interface InputCheckedCell {
  * under load Linux hands typed input over late). The fork-bomb guard rides
  * the same timer.
  *
+ * Members TypeScript-`private`, not `#private` (see `CellLifecycle`: cheaper on every cell's path).
+ *
  * @internal
  */
 export class InputChecks {
-  readonly #detector: FrameDetector;
-  readonly #host: InputChecksHost;
-  readonly #output: ProgramOutput;
-  #cell: InputCheckedCell | undefined;
+  private readonly detector: FrameDetector;
+  private readonly host: InputChecksHost;
+  private readonly output: ProgramOutput;
+  private cell: InputCheckedCell | undefined;
   /** One timer for back-to-back cells (see {@link LapsingInterval}). */
-  readonly #timer = new LapsingInterval(INPUT_CHECK_MS, () => {
-    if (++this.#ticks % PROCESS_CHECK_EVERY === 0) this.#host.checkProcesses();
-    this.#check();
+  private readonly timer = new LapsingInterval(INPUT_CHECK_MS, () => {
+    if (++this.ticks % PROCESS_CHECK_EVERY === 0) this.host.checkProcesses();
+    this.check();
   });
-  #ticks = 0;
-  #lastInputAt = 0;
+  private ticks = 0;
+  private lastInputAt = 0;
   /** Whether the input typed last was seen to reach the program (it printed or ran since), or nobody can tell. */
-  #inputSeen = true;
+  private inputSeen = true;
   /** The program's run stamp when that input was typed (`undefined`: not taken yet; `null`: cannot tell). */
-  #stampAtInput: string | null | undefined;
+  private stampAtInput: string | null | undefined;
   /** When the program was first seen blocked reading in the current quiet spell (`undefined`: not seen). */
-  #blockedSeenAt: number | undefined;
+  private blockedSeenAt: number | undefined;
 
   constructor(detector: FrameDetector, host: InputChecksHost, output: ProgramOutput) {
-    this.#detector = detector;
-    this.#host = host;
-    this.#output = output;
+    this.detector = detector;
+    this.host = host;
+    this.output = output;
   }
 
   /** Input was typed (a cell's code, `write`): the program is not quiet from that moment. */
   noteInput(): void {
-    this.#lastInputAt = performance.now();
-    if (this.#cell === undefined) return;
+    this.lastInputAt = performance.now();
+    if (this.cell === undefined) return;
     // Typed into a running cell (an answer, a key): the program is looked at now, as it was before the input.
-    this.#inputSeen = false;
-    this.#stampAtInput = this.#host.runStamp?.() ?? null;
+    this.inputSeen = false;
+    this.stampAtInput = this.host.runStamp?.() ?? null;
   }
 
   /**
@@ -103,68 +105,68 @@ export class InputChecks {
    * some 1.7k instructions).
    */
   start(cell: InputCheckedCell, now = performance.now()): void {
-    this.#cell = cell;
-    this.#lastInputAt = now;
+    this.cell = cell;
+    this.lastInputAt = now;
     // The cell's code: its echo usually shows it arrived; only a cell with nothing printed by a check a moment later looks.
-    this.#inputSeen = false;
-    this.#stampAtInput = undefined;
-    this.#blockedSeenAt = undefined;
+    this.inputSeen = false;
+    this.stampAtInput = undefined;
+    this.blockedSeenAt = undefined;
     // The fork-bomb guard counts this cell's running time (a timer shared with the cell before may tick at once).
-    this.#ticks = 0;
-    this.#timer.start();
+    this.ticks = 0;
+    this.timer.start();
   }
 
   /** Stops the checks (the cell released the lock); the timer lapses unless the next cell starts first. */
   stop(): void {
-    this.#timer.stop();
-    this.#cell = undefined;
+    this.timer.stop();
+    this.cell = undefined;
   }
 
   /** Stops the checks and their timer now (the program exited). */
   dispose(): void {
-    this.#timer.dispose();
-    this.#cell = undefined;
+    this.timer.dispose();
+    this.cell = undefined;
   }
 
-  #check(): void {
-    const cell = this.#cell;
-    if (cell === undefined || this.#host.pid() === undefined || !cell.running()) return;
+  private check(): void {
+    const cell = this.cell;
+    if (cell === undefined || this.host.pid() === undefined || !cell.running()) return;
     const now = performance.now();
-    const quietSince = Math.max(this.#output.lastOutputAt, this.#lastInputAt);
+    const quietSince = Math.max(this.output.lastOutputAt, this.lastInputAt);
     const quietMs = now - quietSince;
     if (
-      !this.#inputSeen &&
-      this.#stampAtInput === undefined &&
-      this.#output.lastOutputAt <= this.#lastInputAt &&
-      now - this.#lastInputAt >= ECHO_WAIT_MS
+      !this.inputSeen &&
+      this.stampAtInput === undefined &&
+      this.output.lastOutputAt <= this.lastInputAt &&
+      now - this.lastInputAt >= ECHO_WAIT_MS
     )
-      this.#stampAtInput = this.#host.runStamp?.() ?? null;
+      this.stampAtInput = this.host.runStamp?.() ?? null;
     // The program is looked at from one check before the quiet is long enough: see below.
     if (quietMs < INPUT_QUIET_MS - INPUT_CHECK_MS) {
-      this.#blockedSeenAt = undefined;
+      this.blockedSeenAt = undefined;
       return;
     }
     // A cell over ssh or in a container: the local foreground (ssh) says nothing about the far program.
-    const local = this.#detector.interruptByKey?.() !== true;
-    const blocked = (local ? this.#host.waitingForInput() : undefined) ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
+    const local = this.detector.interruptByKey?.() !== true;
+    const blocked = (local ? this.host.waitingForInput() : undefined) ?? quietMs >= INPUT_FALLBACK_QUIET_MS;
     if (!blocked) {
-      this.#blockedSeenAt = undefined;
+      this.blockedSeenAt = undefined;
       return;
     }
     // Seen blocked on two checks in a row with nothing printed or typed between: a program that blocked
     // just now (a shell back at its prompt after a long quiet command) may have output still on its way
     // through the kernel's terminal buffers, late under load; by the next check it has arrived.
-    const seenAt = this.#blockedSeenAt;
+    const seenAt = this.blockedSeenAt;
     if (seenAt === undefined || seenAt < quietSince) {
-      this.#blockedSeenAt = now;
+      this.blockedSeenAt = now;
       return;
     }
     if (quietMs < INPUT_QUIET_MS) return;
-    if (local && quietMs < INPUT_FALLBACK_QUIET_MS && !this.#inputArrived()) return;
+    if (local && quietMs < INPUT_FALLBACK_QUIET_MS && !this.typedInputArrived()) return;
     // The program may have printed its prompt (the frame's end) just before it blocked: let the event
     // loop read what the terminal holds first; anything new means it was not waiting on the cell's behalf.
-    const outputAt = this.#output.lastOutputAt;
-    const stillWaiting = (): boolean => cell.running() && this.#output.lastOutputAt === outputAt;
+    const outputAt = this.output.lastOutputAt;
+    const stillWaiting = (): boolean => cell.running() && this.output.lastOutputAt === outputAt;
     setImmediate(() => {
       if (!stillWaiting()) return;
       setImmediate(() => {
@@ -179,7 +181,7 @@ export class InputChecks {
    * `DetectorIo.inputArrived` before they take a quiet program blocked reading for one at its prompt.
    */
   inputArrived(): boolean {
-    return this.#cell === undefined || this.#inputArrived();
+    return this.cell === undefined || this.typedInputArrived();
   }
 
   /**
@@ -190,16 +192,16 @@ export class InputChecks {
    * program entering its next read takes in what waits); until then only the longer quiet says it
    * waits. Where the program's runs cannot be seen, it is taken as arrived.
    */
-  #inputArrived(): boolean {
-    if (this.#inputSeen) return true;
-    if (this.#output.lastOutputAt > this.#lastInputAt || this.#stampAtInput === null) return (this.#inputSeen = true);
-    const stamp = this.#host.runStamp?.();
-    if (stamp === undefined) return (this.#inputSeen = true);
+  private typedInputArrived(): boolean {
+    if (this.inputSeen) return true;
+    if (this.output.lastOutputAt > this.lastInputAt || this.stampAtInput === null) return (this.inputSeen = true);
+    const stamp = this.host.runStamp?.();
+    if (stamp === undefined) return (this.inputSeen = true);
     // Not looked at before: from now on (it may have run already; then it waits for the longer quiet).
-    if (this.#stampAtInput === undefined) {
-      this.#stampAtInput = stamp;
+    if (this.stampAtInput === undefined) {
+      this.stampAtInput = stamp;
       return false;
     }
-    return (this.#inputSeen = stamp !== this.#stampAtInput);
+    return (this.inputSeen = stamp !== this.stampAtInput);
   }
 }

@@ -66,26 +66,28 @@ export const RELEASED_FORCED_NOTE =
  * or in a container the Ctrl-C is typed. It never settles a cell: the cell
  * lifecycle does, with what {@link Interrupter.stop} resolves.
  *
+ * Members TypeScript-`private`, not `#private` (see `CellLifecycle`: cheaper on every cell's path).
+ *
  * @internal
  */
 export class Interrupter {
-  readonly #detector: FrameDetector;
-  readonly #host: InterruptHost;
-  readonly #output: ProgramOutput;
+  private readonly detector: FrameDetector;
+  private readonly host: InterruptHost;
+  private readonly output: ProgramOutput;
   /** When a Ctrl-C of an interrupt was last written, until the cell it stopped is released. */
-  #sentAt: number | undefined;
+  private sentAt: number | undefined;
   /** While set, the program is still taking in an interrupt: the next cell is held (see INTERRUPT_SETTLE_MS). */
-  #settling: Promise<void> | undefined;
+  private pendingSettle: Promise<void> | undefined;
 
   constructor(detector: FrameDetector, host: InterruptHost, output: ProgramOutput) {
-    this.#detector = detector;
-    this.#host = host;
-    this.#output = output;
+    this.detector = detector;
+    this.host = host;
+    this.output = output;
   }
 
   /** Whether the program is still taking in an interrupt's Ctrl-C: the next cell waits for {@link Interrupter.cellReleased}'s call. */
   get settling(): boolean {
-    return this.#settling !== undefined;
+    return this.pendingSettle !== undefined;
   }
 
   /**
@@ -98,13 +100,13 @@ export class Interrupter {
    * `undefined` when it was released by its prompt, or is to keep the lock.
    */
   async stop(target: InterruptTarget, force: boolean): Promise<string | undefined> {
-    const sequence = this.#detector.interruptSequence?.() ?? "\x03";
+    const sequence = this.detector.interruptSequence?.() ?? "\x03";
     // A cell over ssh (or in a container) is interrupted by typing: the local foreground job is ssh itself.
-    const byKey = sequence !== "\x03" || this.#detector.interruptByKey?.() === true;
-    if (!byKey) await this.#interruptShellJob(target);
-    else this.#type(sequence);
+    const byKey = sequence !== "\x03" || this.detector.interruptByKey?.() === true;
+    if (!byKey) await this.interruptShellJob(target);
+    else this.type(sequence);
     let resend: NodeJS.Timeout | undefined = !byKey
-      ? setInterval(() => void this.#interruptShellJob(target), INTERRUPT_RESEND_MS)
+      ? setInterval(() => void this.interruptShellJob(target), INTERRUPT_RESEND_MS)
       : undefined;
     if (byKey && sequence === "\x03") {
       // Over ssh a Ctrl-C can be lost too (the far command between fork and exec): typed again, rarely,
@@ -115,8 +117,8 @@ export class Interrupter {
       // never came back.
       let delayMs = REMOTE_INTERRUPT_RESEND_MS;
       const again = (): void => {
-        if (!target.holdsLock() || this.#host.exited()) return;
-        this.#type(sequence);
+        if (!target.holdsLock() || this.host.exited()) return;
+        this.type(sequence);
         delayMs *= 2;
         resend = setTimeout(again, delayMs);
       };
@@ -126,7 +128,7 @@ export class Interrupter {
     clearTimeout(resend);
     if (!target.holdsLock()) return undefined;
     // Over ssh the local ssh always looks like it reads: only force releases a remote cell.
-    if (this.#detector.interruptByKey?.() !== true && this.#host.waitingForInput() === true) return RELEASED_READING_NOTE;
+    if (this.detector.interruptByKey?.() !== true && this.host.waitingForInput() === true) return RELEASED_READING_NOTE;
     return force ? RELEASED_FORCED_NOTE : undefined;
   }
 
@@ -147,14 +149,14 @@ export class Interrupter {
    * @returns whether a line was typed: the next cell must then wait for its prompt.
    */
   cellReleased(ready: () => void, byPrompt = false): boolean {
-    let sentAt = this.#sentAt;
+    let sentAt = this.sentAt;
     if (sentAt === undefined) return false;
-    this.#sentAt = undefined;
-    const remote = this.#detector.interruptByKey?.() === true;
-    const clear = this.#detector.clearLineSequence?.();
-    const line = remote && byPrompt && clear !== undefined && clear !== "" && this.#detector.tracksPrompt === true;
-    if (clear !== undefined && !this.#host.exited()) {
-      this.#host.write(line ? `${clear}\r` : clear);
+    this.sentAt = undefined;
+    const remote = this.detector.interruptByKey?.() === true;
+    const clear = this.detector.clearLineSequence?.();
+    const line = remote && byPrompt && clear !== undefined && clear !== "" && this.detector.tracksPrompt === true;
+    if (clear !== undefined && !this.host.exited()) {
+      this.host.write(line ? `${clear}\r` : clear);
       sentAt = performance.now();
     }
     const settleMs = remote ? REMOTE_INTERRUPT_SETTLE_MS : INTERRUPT_SETTLE_MS;
@@ -164,22 +166,22 @@ export class Interrupter {
         await new Promise((resolve) => setTimeout(resolve, INTERRUPT_SETTLE_MS));
         // Over ssh a Ctrl-C still on its way (typed again just before the prompt came back) lands a round trip later.
         const now = performance.now();
-        if (now >= deadline || this.#host.exited() || this.#host.closing()) return;
-        if (now - Math.max(this.#output.lastOutputAt, sentAt) >= settleMs && (remote || this.#host.waitingForInput() !== false)) return;
+        if (now >= deadline || this.host.exited() || this.host.closing()) return;
+        if (now - Math.max(this.output.lastOutputAt, sentAt) >= settleMs && (remote || this.host.waitingForInput() !== false)) return;
       }
     })();
-    this.#settling = settling;
+    this.pendingSettle = settling;
     void settling.then(() => {
-      if (this.#settling !== settling) return;
-      this.#settling = undefined;
+      if (this.pendingSettle !== settling) return;
+      this.pendingSettle = undefined;
       ready();
     });
     return line;
   }
 
-  #type(sequence: string): void {
-    this.#sentAt = performance.now();
-    this.#host.write(sequence);
+  private type(sequence: string): void {
+    this.sentAt = performance.now();
+    this.host.write(sequence);
   }
 
   /**
@@ -189,15 +191,15 @@ export class Interrupter {
    * (Linux), a job in the foreground gets SIGINT itself, and the shell only when it runs the command
    * itself (a builtin loop), not when it is back at its prompt.
    */
-  async #interruptShellJob(target: InterruptTarget): Promise<void> {
-    const pid = this.#host.pid();
-    if (pid === undefined || this.#detector.markPrefix === undefined || !isLinuxProcAvailable()) {
-      this.#type("\x03");
+  private async interruptShellJob(target: InterruptTarget): Promise<void> {
+    const pid = this.host.pid();
+    if (pid === undefined || this.detector.markPrefix === undefined || !isLinuxProcAvailable()) {
+      this.type("\x03");
       return;
     }
     const deadline = performance.now() + SHELL_PROMPT_WAIT_MS;
     for (;;) {
-      if (!target.holdsLock() || this.#host.exited()) return;
+      if (!target.holdsLock() || this.host.exited()) return;
       const foreground = readForeground(pid);
       if (foreground !== undefined && foreground.pgid !== pid) {
         try {
@@ -212,6 +214,6 @@ export class Interrupter {
       if (performance.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    this.#type("\x03");
+    this.type("\x03");
   }
 }
