@@ -71,8 +71,8 @@ export class FrameCollector implements SealListener {
   /** The raw text may no longer point into the clean output (it was about to be cut) before a store was made. */
   private rawRangesOff = false;
   private readonly maxBytes: number;
-  private pieces: string[] = [];
-  private piecesChars = 0;
+  /** Clean text added since the last flush (a few short pieces a cell: joined as they come, no list made). */
+  private pending = "";
   /** Clean characters flushed into the output (since the start, or the last discard). */
   private cleanChars = 0;
   /** False once the clean output went over its cap: raw text can no longer point into it. */
@@ -134,8 +134,7 @@ export class FrameCollector implements SealListener {
   /** Adds clean text; taken in by `flush()`. */
   add(text: string): void {
     if (!this.collecting) return;
-    this.pieces.push(text);
-    this.piecesChars += text.length;
+    this.pending += text;
     // Before a store is made nothing was mirrored: the clean text between mirrored parts only matters after one.
     this.raw?.cleanAdded(text);
   }
@@ -148,9 +147,8 @@ export class FrameCollector implements SealListener {
    */
   addMirrored(text: string, raw: string, rawFrom: number, rawTo: number, crlfOnly = false): void {
     if (!this.collecting) return;
-    const start = this.cleanChars + this.piecesChars;
-    this.pieces.push(text);
-    this.piecesChars += text.length;
+    const start = this.cleanChars + this.pending.length;
+    this.pending += text;
     // A part too short for a range leaves the raw text as it is (the store would ignore it).
     if (this.raw === undefined && rawTo - rawFrom < MIN_RANGE_CHARS) return;
     this.rawStore().mirror(raw, rawFrom, rawTo, start, start + text.length, crlfOnly);
@@ -158,10 +156,9 @@ export class FrameCollector implements SealListener {
 
   /** Moves what `add()` gathered into the output; returns it. */
   flush(): string {
-    if (this.pieces.length === 0) return "";
-    const text = this.pieces.length === 1 ? (this.pieces[0] as string) : this.pieces.join("");
-    this.pieces = [];
-    this.piecesChars = 0;
+    const text = this.pending;
+    if (text === "") return "";
+    this.pending = "";
     let output = this.output;
     if (output === undefined) {
       // Short enough, even at 3 bytes a character, that no cap or staging buffer can be near.
@@ -207,8 +204,7 @@ export class FrameCollector implements SealListener {
   /** Forgets the output so far (it was echo). */
   discard(): void {
     this.raw?.materialize(true);
-    if (this.pieces.length > 0) this.pieces = [];
-    this.piecesChars = 0;
+    this.pending = "";
     this.cleanChars = 0;
     this.small = "";
     // Usually nothing reached the output yet (the echo was never collected): the empty one is kept.
@@ -220,7 +216,7 @@ export class FrameCollector implements SealListener {
 
   /** The output so far, uncut. */
   peek(): string {
-    const text = this.outputText() + this.pieces.join("");
+    const text = this.outputText() + this.pending;
     return text.endsWith("\n") ? text.slice(0, -1) : text;
   }
 
@@ -231,7 +227,7 @@ export class FrameCollector implements SealListener {
    * (see `CappedText`), and its raw text refers to them.
    */
   finish(dropLines = 0, dropSuffix = ""): FrameOutput {
-    if (this.pieces.length > 0) this.flush();
+    if (this.pending !== "") this.flush();
     if (this.output === undefined && this.raw === undefined && dropLines === 0 && dropSuffix === "") {
       // A short output with nothing to drop (most cells): its one string without its final newline, its raw text as it came.
       const small = this.small;

@@ -75,7 +75,8 @@ export class LineAssembler {
   /** Hands the unfinished last line to `sink.segment` and forgets it. */
   flushPartial(sink: LineSink): void {
     if (this.#text !== "") sink.segment(this.#text);
-    this.discardPartial();
+    this.#text = "";
+    this.#col = 0;
   }
 
   /**

@@ -396,10 +396,40 @@ class ShellIntegrationDetector implements FrameDetector {
   }
 
   /** `feed({ mark })` (see {@link feedRaw}). @internal */
-  feedMark(mark: string): Verdict | undefined {
-    const boot = this.#boot;
+  feedMark(full: string): Verdict | undefined {
+    let boot = this.#boot;
     if (boot !== undefined && boot.hide === true) return this.#endHiddenBoot(boot);
-    return this.#onMark(mark.slice(this.markPrefix.length));
+    if (this.#readyStep !== undefined) {
+      this.#takeReadyStep();
+      boot = this.#boot;
+    }
+    const body = full.slice(this.markPrefix.length);
+    // The session's own shell (depth 0) tags nothing: its marks start with their kind, a letter.
+    const first = body.charCodeAt(0);
+    const tagged = first >= 0x30 && first <= 0x39 ? /^(\d+):/.exec(body) : null;
+    const depth = tagged === null ? 0 : Number(tagged[1]);
+    const mark = tagged === null ? body : body.slice(tagged[0].length);
+    const kind = tagged === null ? first : mark.charCodeAt(0);
+    if (kind === 0x57 /* W */) {
+      // bash's working directory, printed before a prompt when it changed: remembered, never an end.
+      if (boot !== undefined && depth === boot.depth) boot.cwd = mark.slice(2);
+      else {
+        const level = this.#levels[depth];
+        if (level !== undefined) level.cwd = mark.slice(2);
+      }
+      return undefined;
+    }
+    if (boot !== undefined) {
+      if (depth === boot.depth) return this.#onBootMark(boot, mark);
+      if (depth > boot.depth) return undefined;
+      // A program below it is back at its prompt: the program being set up ended first.
+      this.#cancelBoot();
+    }
+    const top = this.#levels.length - 1;
+    if (depth > top) return undefined;
+    if (depth < top) this.#leaveTo(depth, mark);
+    else if (this.#top.repl !== undefined) return undefined;
+    return this.#onLevelMark(mark, kind);
   }
 
   /** `feed({ line, partial })` (see {@link feedRaw}). @internal */
@@ -431,37 +461,6 @@ class ShellIntegrationDetector implements FrameDetector {
       return OUTPUT_START;
     }
     return verdict;
-  }
-
-  #onMark(body: string): Verdict | undefined {
-    if (this.#readyStep !== undefined) this.#takeReadyStep();
-    // The session's own shell (depth 0) tags nothing: its marks start with their kind, a letter.
-    const first = body.charCodeAt(0);
-    const tagged = first >= 0x30 && first <= 0x39 ? /^(\d+):/.exec(body) : null;
-    const depth = tagged === null ? 0 : Number(tagged[1]);
-    const mark = tagged === null ? body : body.slice(tagged[0].length);
-    const kind = tagged === null ? first : mark.charCodeAt(0);
-    const boot = this.#boot;
-    if (kind === 0x57 /* W */) {
-      // bash's working directory, printed before a prompt when it changed: remembered, never an end.
-      if (boot !== undefined && depth === boot.depth) boot.cwd = mark.slice(2);
-      else {
-        const level = this.#levels[depth];
-        if (level !== undefined) level.cwd = mark.slice(2);
-      }
-      return undefined;
-    }
-    if (boot !== undefined) {
-      if (depth === boot.depth) return this.#onBootMark(boot, mark);
-      if (depth > boot.depth) return undefined;
-      // A program below it is back at its prompt: the program being set up ended first.
-      this.#cancelBoot();
-    }
-    const top = this.#levels.length - 1;
-    if (depth > top) return undefined;
-    if (depth < top) this.#leaveTo(depth, mark);
-    else if (this.#top.repl !== undefined) return undefined;
-    return this.#onLevelMark(mark, kind);
   }
 
   /** Programs above `depth` ended: the shell there printed its status mark. */
