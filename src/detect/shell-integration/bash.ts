@@ -27,7 +27,35 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
   // the same for every session: written once for the sessions of this process. Without a line
   // editor there is nothing to bind (the clear key is the terminal's own).
   const keys = plan.args.includes("--noediting") ? null : files.shared("inputrc", CLEAR_KEY_BINDINGS);
-  const script = [
+  const script = startupScript(markPrefix, userRc, keys);
+  const rcFile = files.write("bashrc", script);
+  if (userRc === undefined) {
+    return { ...plan, args: ["--norc", ...args], env: { ...plan.env, PROMPT_COMMAND: `. ${shellQuote(rcFile)}` } };
+  }
+  return { ...plan, args: ["--rcfile", rcFile, ...args] };
+}
+
+/**
+ * The last start-up script made, as its text around the part of the mark prefix after the OSC
+ * number (the secret): the sessions of a process mostly start alike, and the script's ~40 pieces
+ * cost ~3 kB of heap a spawn to put together again.
+ */
+let lastScript: { readonly key: string; readonly parts: readonly string[] } | undefined;
+/** What the secret part may hold to be put in the cached script's place as it is (base64url, the level's digits and separators). */
+const PLAIN_SECRET = /^[\w;:-]*$/;
+
+/** bash's start-up file for `markPrefix`: the user's rc file (none: `--norc`), then the marks. */
+function startupScript(markPrefix: string, userRc: string | undefined, keys: string | null): string {
+  const osc = markPrefix.slice(0, markPrefix.indexOf(";") + 1);
+  const secret = markPrefix.slice(osc.length);
+  if (!PLAIN_SECRET.test(secret)) return makeStartupScript(markPrefix, userRc, keys);
+  const key = `${osc}\0${userRc === undefined ? "-" : `+${userRc}`}\0${keys === null ? "-" : `+${keys}`}`;
+  if (lastScript?.key !== key) lastScript = { key, parts: makeStartupScript(`${osc}\0`, userRc, keys).split("\0") };
+  return lastScript.parts.join(secret);
+}
+
+function makeStartupScript(markPrefix: string, userRc: string | undefined, keys: string | null): string {
+  return [
     // The user's rc file first, then the marks (no comment: bash parses every character it is given,
     // some 300-500 instructions each in a start-up file).
     // --norc: nothing left of the PROMPT_COMMAND that loaded this file (no system rc file was read, so
@@ -38,11 +66,6 @@ export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: st
     ...bashMarks(markPrefix, { keys, norc: userRc === undefined }),
     "",
   ].join("\n");
-  const rcFile = files.write("bashrc", script);
-  if (userRc === undefined) {
-    return { ...plan, args: ["--norc", ...args], env: { ...plan.env, PROMPT_COMMAND: `. ${shellQuote(rcFile)}` } };
-  }
-  return { ...plan, args: ["--rcfile", rcFile, ...args] };
 }
 
 // Each element is one complete command: the start-up file joins them with newlines, the in-band
