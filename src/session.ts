@@ -197,72 +197,74 @@ export class Session {
    * methods are shared by every session (a closure per callback was ~2 kB a session, kept while it lives).
    */
   static readonly #Wiring = class implements OutputPipelineHost, CellLifecycleHost, PtyHandlers {
-    readonly #session: Session;
+    // TypeScript-private, not #private: a # field is read through a keyed lookup (~40 instructions
+    // more), and the pipeline and the cells call these several times a cell.
+    private readonly session: Session;
 
     constructor(session: Session) {
-      this.#session = session;
+      this.session = session;
     }
 
     // The output pipeline's host.
     frame(): FrameCollector | undefined {
-      const session = this.#session;
+      const session = this.session;
       return session.#cells.frame ?? session.#readyFrame;
     }
     cellControl(): CellControl | undefined {
-      return this.#session.#cells.control;
+      return this.session.#cells.control;
     }
     endFrame(end: FrameEnd): void {
-      this.#session.#endFrame(end);
+      this.session.#endFrame(end);
     }
     detectorFailed(error: unknown): void {
-      this.#session.#detectorFailed(error);
+      this.session.#detectorFailed(error);
     }
     raw(text: string): void {
-      const session = this.#session;
+      const session = this.session;
       if (session.#subscribed && session.#emitter.listenerCount("data") > 0) session.#emitter.emit("data", text);
       if (session.#recordings.size > 0) for (const recording of session.#recordings) recording.output(text);
     }
     answer(text: string): void {
-      this.#session.#pty?.write(text);
+      this.session.#pty?.write(text);
     }
     isRaw(): Promise<boolean> {
-      return terminalIsRaw(this.#session.#pty?.ptsName);
+      return terminalIsRaw(this.session.#pty?.ptsName);
     }
 
     // The cells' host.
     write(data: string): void {
-      this.#session.#pty?.write(data);
+      this.session.#pty?.write(data);
     }
     pid(): number | undefined {
-      return this.#session.#pty?.pid;
+      return this.session.#pty?.pid;
     }
     exited(): boolean {
-      return this.#session.#exited;
+      return this.session.#exited;
     }
     closing(): boolean {
-      return this.#session.#closing !== undefined;
+      return this.session.#closing !== undefined;
     }
     assertOpen(): void {
-      this.#session.#assertOpen();
+      this.session.#assertOpen();
     }
     heldByHuman(): boolean {
-      return this.#session.#humanHolds > 0;
+      return this.session.#humanHolds > 0;
     }
     waitingForInput(): boolean | undefined {
-      return this.#session.#waitingForInput();
+      return this.session.#waitingForInput();
     }
     runStamp(): string | undefined {
-      const pid = this.#session.#pty?.pid;
+      const pid = this.session.#pty?.pid;
       return pid === undefined ? undefined : foregroundRunStamp(pid);
     }
     checkProcesses(): void {
-      this.#session.#checkProcesses();
+      this.session.#checkProcesses();
     }
     emit(fields: SessionEventFields): void {
-      this.#session.#emitEvent(fields);
+      this.session.#emitEvent(fields);
     }
     cellEventsHeard(): boolean {
-      const session = this.#session;
+      const session = this.session;
       return (
         (session.#streamedOrRecorded && (session.#recordings.size > 0 || session.#eventStreams.size > 0)) ||
         (session.#subscribed && (session.#emitter.listenerCount("cell") > 0 || session.#emitter.listenerCount("event") > 0))
@@ -271,13 +273,13 @@ export class Session {
 
     // The PTY's handlers.
     onData(text: string): void {
-      this.#session.#onData(text);
+      this.session.#onData(text);
     }
     onExit(exit: PtyExit): void {
-      this.#session.#onExit(exit);
+      this.session.#onExit(exit);
     }
     onInput(data: string): void {
-      const session = this.#session;
+      const session = this.session;
       session.#inputWatcher?.inputWritten(data);
       if (session.#recordings.size > 0) for (const recording of session.#recordings) recording.input(data);
     }
