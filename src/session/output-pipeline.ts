@@ -70,65 +70,65 @@ export type LineWatcher = (line: string | undefined, partial: string) => void;
  * @internal
  */
 export class OutputPipeline {
-  readonly #host: OutputPipelineHost;
-  readonly #detector: FrameDetector;
-  readonly #assembler: LineAssembler;
-  readonly #transcript = new Transcript();
+  private readonly host: OutputPipelineHost;
+  private readonly detector: FrameDetector;
+  private readonly assembler: LineAssembler;
+  private readonly transcript = new Transcript();
   /** Commands typed at the prompt outside cells, read from their echo for the transcript. */
-  readonly #typed = new PromptEcho();
-  readonly #sink: LineSink;
-  readonly #genericEcho: boolean;
+  private readonly typed = new PromptEcho();
+  private readonly sink: LineSink;
+  private readonly genericEcho: boolean;
   /** The detector's marks (invisible OSC strings), left out of what the emulator parses: see `push`. */
-  readonly #markStart: string | undefined;
+  private readonly markStart: string | undefined;
   /** Made the first time marks are taken out (most sessions never make a screen). */
-  #marks: RegExp | undefined;
-  #screen: Screen | undefined;
+  private marks: RegExp | undefined;
+  private emulator: Screen | undefined;
   /** Answers to the program's terminal queries, made with the screen. */
-  #queryAnswers: QueryAnswers | undefined;
-  #size: { cols: number; rows: number };
+  private queryAnswers: QueryAnswers | undefined;
+  private size: { cols: number; rows: number };
   /** Output the emulator has not parsed yet (all of it, until one is made). */
-  readonly #backlog = new ScreenBacklog();
-  #echo: EchoFilter | undefined;
+  private readonly backlog = new ScreenBacklog();
+  private echo: EchoFilter | undefined;
   /** With a mark-based detector: the cell's output has not started yet (what comes is its echo). */
-  #liveGate = false;
-  #lastPartial = "";
+  private liveGate = false;
+  private lastPartial = "";
   /** Outside cells, with a mark-based detector: true between an output-end and the next output-start (prompt and echo). */
-  #idleNoise = false;
-  #atLineStart = true;
-  #ended = false;
-  #lastOutputAt = 0;
+  private idleNoise = false;
+  private atLineStart = true;
+  private ended = false;
+  private outputAt = 0;
   // The shared empty set until something is added (see `own`): most sessions add to none of them.
-  #rawStreams: Set<BoundedQueue<string>> = NOTHING;
-  #cleanStreams: Set<BoundedQueue<string>> = NOTHING;
-  #lineWatchers: Set<LineWatcher> = NOTHING;
+  private rawStreams: Set<BoundedQueue<string>> = NOTHING;
+  private cleanStreams: Set<BoundedQueue<string>> = NOTHING;
+  private lineWatchers: Set<LineWatcher> = NOTHING;
   /** The detector, when it is told about chunks and fed in parts (see {@link ChunkFed}). */
-  readonly #chunkFed: ChunkFed | undefined;
+  private readonly chunkFed: ChunkFed | undefined;
   /**
    * Whether a chunk of the detector's marks and plain lines only holds no terminal query: true when
    * its mark prefix cannot start one (`ESC ] digits ?`), as a prefix with a character other than
    * digits and `;` before any `?` cannot (shell integration's: its secret is base64url).
    */
-  readonly #markedLinesAskNothing: boolean;
+  private readonly markedLinesAskNothing: boolean;
   /**
    * While a chunk is taken in: the host's frame, read once (a frame is asked for some seven times a
    * chunk). Anything that may change it (a frame's end, a cell started or released) stops this for
    * the rest of the chunk, and the host is asked again.
    */
-  #chunkFrame: FrameCollector | undefined;
-  #chunkFrameKnown = false;
+  private chunkFrame: FrameCollector | undefined;
+  private chunkFrameKnown = false;
 
   /**
    * @param detector - fed every chunk, line and mark; its `markPrefix`, `removesEcho` and `linesNeeded` shape the pipeline.
    * @param size - the terminal's size, for the emulator.
    */
   constructor(detector: FrameDetector, size: { cols: number; rows: number }, host: OutputPipelineHost) {
-    this.#host = host;
-    this.#detector = detector;
-    this.#size = { ...size };
-    this.#assembler = new LineAssembler(detector.markPrefix);
-    this.#genericEcho = detector.removesEcho !== true;
+    this.host = host;
+    this.detector = detector;
+    this.size = { ...size };
+    this.assembler = new LineAssembler(detector.markPrefix);
+    this.genericEcho = detector.removesEcho !== true;
     const fed = detector as FrameDetector & Partial<ChunkFed>;
-    this.#chunkFed =
+    this.chunkFed =
       typeof fed.startOfChunk === "function" &&
       typeof fed.feedRaw === "function" &&
       typeof fed.feedMark === "function" &&
@@ -137,76 +137,76 @@ export class OutputPipeline {
         ? (fed as ChunkFed)
         : undefined;
     if (detector.markPrefix !== undefined) {
-      this.#markStart = `\x1b]${detector.markPrefix}`;
+      this.markStart = `\x1b]${detector.markPrefix}`;
     }
-    this.#markedLinesAskNothing = detector.markPrefix !== undefined && /^[\d;]*[^\d;?]/.test(detector.markPrefix);
-    this.#sink = {
+    this.markedLinesAskNothing = detector.markPrefix !== undefined && /^[\d;]*[^\d;?]/.test(detector.markPrefix);
+    this.sink = {
       // A line and a mark go straight to what takes them (a few a chunk: one call each, not two).
-      line: this.#onLine,
-      segment: (text) => this.#collect(text),
-      mark: this.#onMark,
-      block: (text, from, to) => this.#onBlock(text, from, to),
+      line: this.onLine,
+      segment: (text) => this.collect(text),
+      mark: this.onMark,
+      block: (text, from, to) => this.onBlock(text, from, to),
     };
   }
 
   /** When the program last printed (`performance.now()`), 0 before it did. */
   get lastOutputAt(): number {
-    return this.#lastOutputAt;
+    return this.outputAt;
   }
 
   /** The unfinished last line, cleaned (a prompt, a question). */
   get partialLine(): string {
-    return this.#assembler.partialLine;
+    return this.assembler.partialLine;
   }
 
   /** Takes in a chunk of terminal text: everything the program printed passes here once. */
   push(text: string): void {
     // Fields read more than once are read once (each read is an inline-cache call in code not yet optimized).
     const at = performance.now();
-    this.#lastOutputAt = at;
-    this.#chunkFed?.startOfChunk(at);
-    const host = this.#host;
+    this.outputAt = at;
+    this.chunkFed?.startOfChunk(at);
+    const host = this.host;
     host.raw(text);
-    if (this.#rawStreams.size > 0) for (const stream of this.#rawStreams) stream.push(text);
-    const backlog = this.#backlog;
+    if (this.rawStreams.size > 0) for (const stream of this.rawStreams) stream.push(text);
+    const backlog = this.backlog;
     const waiting = backlog.push(text);
-    this.#queryAnswers?.noteOutput(text);
+    this.queryAnswers?.noteOutput(text);
     const frame = host.frame();
-    this.#chunkFrame = frame;
-    this.#chunkFrameKnown = true;
+    this.chunkFrame = frame;
+    this.chunkFrameKnown = true;
     try {
       frame?.appendRaw(text);
-      const rawVerdict = this.#feedRaw(text);
-      if (rawVerdict !== undefined) this.#handle(rawVerdict);
-      const assembler = this.#assembler;
-      const pushed = assembler.push(text, this.#sink);
+      const rawVerdict = this.feedRaw(text);
+      if (rawVerdict !== undefined) this.handle(rawVerdict);
+      const assembler = this.assembler;
+      const pushed = assembler.push(text, this.sink);
       // A cell's chunk from a shell with marks (its echo, output and prompt, and the marks) asks nothing.
-      if (text.includes("\x1b") && ((pushed & PUSHED_MARKED_LINES) === 0 || !this.#markedLinesAskNothing) && TERMINAL_QUERY.test(text)) {
-        this.#syncScreen();
-        this.#queryAnswers?.noteOutput(afterLastQuery(text));
+      if (text.includes("\x1b") && ((pushed & PUSHED_MARKED_LINES) === 0 || !this.markedLinesAskNothing) && TERMINAL_QUERY.test(text)) {
+        this.syncScreen();
+        this.queryAnswers?.noteOutput(afterLastQuery(text));
       }
       // Plain text lets the screen skip the middle of a long burst without looking at it again.
       if ((pushed & PUSHED_PLAIN) !== 0) backlog.markPlain(text);
       // (What waits only shrinks meanwhile, when a screen takes it.)
-      if (waiting > SCREEN_BATCH_CHARS && backlog.chars > SCREEN_BATCH_CHARS) this.#bound();
-      this.#flush(this.#chunkFrameKnown ? this.#chunkFrame : host.frame());
+      if (waiting > SCREEN_BATCH_CHARS && backlog.chars > SCREEN_BATCH_CHARS) this.bound();
+      this.flush(this.chunkFrameKnown ? this.chunkFrame : host.frame());
       const partial = assembler.partialLine;
-      if (partial !== "" && partial !== this.#lastPartial) {
-        this.#lastPartial = partial;
-        this.#typed.partial(partial);
-        if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(undefined, partial);
-        const verdict = this.#feedLine(partial, true);
-        if (verdict !== undefined) this.#handle(verdict);
+      if (partial !== "" && partial !== this.lastPartial) {
+        this.lastPartial = partial;
+        this.typed.partial(partial);
+        if (this.lineWatchers.size > 0) for (const watcher of this.lineWatchers) watcher(undefined, partial);
+        const verdict = this.feedLine(partial, true);
+        if (verdict !== undefined) this.handle(verdict);
       }
     } finally {
-      this.#chunkFrameKnown = false;
-      this.#chunkFrame = undefined;
+      this.chunkFrameKnown = false;
+      this.chunkFrame = undefined;
     }
   }
 
-  /** The frame output goes to now (see {@link OutputPipeline.#chunkFrame}). */
-  #frame(): FrameCollector | undefined {
-    return this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
+  /** The frame output goes to now (see {@link OutputPipeline.chunkFrame}). */
+  private frame(): FrameCollector | undefined {
+    return this.chunkFrameKnown ? this.chunkFrame : this.host.frame();
   }
 
   /**
@@ -214,7 +214,7 @@ export class OutputPipeline {
    * for the end of the chunk holding a mark (shell integration: bash's prompt) acts now.
    */
   endChunk(): void {
-    this.#chunkFed?.endOfChunk();
+    this.chunkFed?.endOfChunk();
   }
 
   // ── The screen ─────────────────────────────────────────────────────
@@ -224,24 +224,24 @@ export class OutputPipeline {
    * one); until then output waits for it, and a long burst of plain text is fast-forwarded.
    */
   screen(): Screen {
-    return this.#syncScreen();
+    return this.syncScreen();
   }
 
   /** The screen's text as last brought up to date, without bringing it up to date ("" before it was made). */
   lastScreenText(): string {
-    return this.#screen?.text() ?? "";
+    return this.emulator?.text() ?? "";
   }
 
   /** The terminal's new size: output so far was drawn at the old one, so the emulator takes it in first. */
   resize(cols: number, rows: number): void {
-    this.#syncScreen().resize(cols, rows);
-    this.#size = { cols, rows };
+    this.syncScreen().resize(cols, rows);
+    this.size = { cols, rows };
   }
 
-  #syncScreen(): Screen {
-    this.#screen ??= this.#makeScreen();
-    this.#backlog.drainTo(this.#screen, this.#hideMarksOf);
-    return this.#screen;
+  private syncScreen(): Screen {
+    this.emulator ??= this.makeScreen();
+    this.backlog.drainTo(this.emulator, this.hideMarksOf);
+    return this.emulator;
   }
 
   /**
@@ -249,12 +249,12 @@ export class OutputPipeline {
    * whole batch (not chunk by chunk as they come): whole marks only; one cut by a plain chunk goes as
    * it is, and the emulator joins it up.
    */
-  readonly #hideMarksOf = (text: string): string =>
-    this.#markStart !== undefined && text.includes(this.#markStart) ? text.replace((this.#marks ??= this.#marksPattern()), "") : text;
+  private readonly hideMarksOf = (text: string): string =>
+    this.markStart !== undefined && text.includes(this.markStart) ? text.replace((this.marks ??= this.marksPattern()), "") : text;
 
-  /** The marks of the prefix `#markStart` holds (after its ESC ]). */
-  #marksPattern(): RegExp {
-    return new RegExp(`\x1b\\]${escapeRegExp((this.#markStart as string).slice(2))}[^\x07\x1b]*(?:\x07|\x1b\\\\)`, "g");
+  /** The marks of the prefix `markStart` holds (after its ESC ]). */
+  private marksPattern(): RegExp {
+    return new RegExp(`\x1b\\]${escapeRegExp((this.markStart as string).slice(2))}[^\x07\x1b]*(?:\x07|\x1b\\\\)`, "g");
   }
 
   /**
@@ -262,72 +262,72 @@ export class OutputPipeline {
    * collapsed to their tails (a program that prints 15 MB of lines never makes the session load
    * an emulator); when that cannot be done safely, or there is an emulator, it parses what waits.
    */
-  #bound(): void {
-    // The emulator #makeScreen makes: this size, no scrollback.
-    if (this.#screen === undefined && this.#backlog.compact(this.#size.rows, SCREEN_BATCH_CHARS / 2, this.#hideMarksOf)) return;
-    this.#syncScreen();
+  private bound(): void {
+    // The emulator makeScreen makes: this size, no scrollback.
+    if (this.emulator === undefined && this.backlog.compact(this.size.rows, SCREEN_BATCH_CHARS / 2, this.hideMarksOf)) return;
+    this.syncScreen();
   }
 
-  #makeScreen(): Screen {
-    const screen = new Screen({ cols: this.#size.cols, rows: this.#size.rows });
+  private makeScreen(): Screen {
+    const screen = new Screen({ cols: this.size.cols, rows: this.size.rows });
     // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
     // gives, when they wait for them; otherwise the answer would be typed into the next command.
-    this.#queryAnswers ??= new QueryAnswers({
-      isRaw: () => this.#host.isRaw(),
+    this.queryAnswers ??= new QueryAnswers({
+      isRaw: () => this.host.isRaw(),
       write: (answer) => {
-        if (!this.#ended) this.#host.answer(answer);
+        if (!this.ended) this.host.answer(answer);
       },
     });
-    const answers = this.#queryAnswers;
+    const answers = this.queryAnswers;
     screen.onResponse((answer) => answers.push(answer));
     return screen;
   }
 
   // ── Lines and the detector ─────────────────────────────────────────
 
-  readonly #onLine = (text: string): void => {
-    this.#lastPartial = "";
-    if (this.#lineWatchers.size > 0) for (const watcher of this.#lineWatchers) watcher(text, "");
-    const frame = this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
-    if (frame === undefined && this.#typed.line(text) !== undefined && !this.#idleNoise) {
+  private readonly onLine = (text: string): void => {
+    this.lastPartial = "";
+    if (this.lineWatchers.size > 0) for (const watcher of this.lineWatchers) watcher(text, "");
+    const frame = this.chunkFrameKnown ? this.chunkFrame : this.host.frame();
+    if (frame === undefined && this.typed.line(text) !== undefined && !this.idleNoise) {
       // A command typed at the prompt outside any cell: the transcript shows it without the prompt.
-      this.#publishInput(this.#typed.take() ?? "");
-      this.#handle(this.#feedLine(text, false));
+      this.publishInput(this.typed.take() ?? "");
+      this.handle(this.feedLine(text, false));
       return;
     }
-    const verdict = this.#feedLine(text, false);
+    const verdict = this.feedLine(text, false);
     if (verdict !== undefined) {
       const kind = verdict.kind;
       if (kind === "echo") return;
       if (kind === "output-start" || kind === "output-end") {
-        this.#handle(verdict);
-        if (kind === "output-end") this.#collect(`${text}\n`);
+        this.handle(verdict);
+        if (kind === "output-end") this.collect(`${text}\n`);
         return;
       }
     }
-    if (this.#echo?.isEcho(text) !== true) {
-      // As #collect (most lines are output: one call less for each).
-      const now = this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
+    if (this.echo?.isEcho(text) !== true) {
+      // As collect (most lines are output: one call less for each).
+      const now = this.chunkFrameKnown ? this.chunkFrame : this.host.frame();
       if (now !== undefined) now.add(`${text}\n`);
-      else if (!this.#idleNoise) this.#publishClean(`${text}\n`);
+      else if (!this.idleNoise) this.publishClean(`${text}\n`);
     }
-    if (verdict !== undefined) this.#handle(verdict);
+    if (verdict !== undefined) this.handle(verdict);
   };
 
   /** A mark to the detector (see {@link ChunkFed}), and its verdict applied. */
-  readonly #onMark = (body: string): void => {
-    const fed = this.#chunkFed;
+  private readonly onMark = (body: string): void => {
+    const fed = this.chunkFed;
     let verdict: Verdict | undefined;
-    if (fed === undefined) verdict = this.#feed({ mark: body });
+    if (fed === undefined) verdict = this.feed({ mark: body });
     else {
       try {
         verdict = fed.feedMark(body);
       } catch (error) {
-        this.#host.detectorFailed(error);
+        this.host.detectorFailed(error);
         return;
       }
     }
-    if (verdict !== undefined) this.#handle(verdict);
+    if (verdict !== undefined) this.handle(verdict);
   };
 
   /**
@@ -335,143 +335,143 @@ export class OutputPipeline {
    * when nothing needs them one by one (no `expect()` waiting, no echo left to remove, and the
    * detector needs only the last few: those go line by line). Returns how far it took them.
    */
-  #onBlock(text: string, from: number, to: number): number {
-    const frame = this.#frame();
-    if (frame === undefined || !frame.collecting || this.#lineWatchers.size > 0 || this.#echo?.done === false) return from;
-    const needed = this.#detector.linesNeeded?.() ?? Infinity;
+  private onBlock(text: string, from: number, to: number): number {
+    const frame = this.frame();
+    if (frame === undefined || !frame.collecting || this.lineWatchers.size > 0 || this.echo?.done === false) return from;
+    const needed = this.detector.linesNeeded?.() ?? Infinity;
     if (!(needed < Infinity)) return from;
     let split = to;
     for (let line = 0; line < needed && split > from; line++) split = Math.max(from, text.lastIndexOf("\n", split - 2) + 1);
     if (split === from) return from;
-    this.#lastPartial = "";
+    this.lastPartial = "";
     frame.addMirrored(crlfToLf(text, from, split), text, from, split, isCrlfOnly(text));
     return split;
   }
 
-  #collect(text: string): void {
-    const frame = this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
+  private collect(text: string): void {
+    const frame = this.chunkFrameKnown ? this.chunkFrame : this.host.frame();
     if (frame !== undefined) frame.add(text);
-    else if (!this.#idleNoise) this.#publishClean(text);
+    else if (!this.idleNoise) this.publishClean(text);
   }
 
   /** Moves the clean text of the current chunk to the frame, the cell's consumers and the transcript. */
-  #flush(frame = this.#frame()): void {
+  private flush(frame = this.frame()): void {
     if (frame === undefined) return;
     const text = frame.flush();
     if (text === "") return;
-    const control = this.#host.cellControl();
-    if (control === undefined || this.#liveGate) return;
+    const control = this.host.cellControl();
+    if (control === undefined || this.liveGate) return;
     control.push(text);
-    this.#publishClean(text, frame);
+    this.publishClean(text, frame);
   }
 
-  readonly #stageSealed = (stage: Buffer, piece: string | undefined): void => this.#transcript.sealed(stage, piece);
+  private readonly stageSealed = (stage: Buffer, piece: string | undefined): void => this.transcript.sealed(stage, piece);
 
   /** An input line in the transcript, on a line of its own (nothing for an empty one). */
-  #publishInput(line: string): void {
-    if (line !== "") this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`, undefined, true);
+  private publishInput(line: string): void {
+    if (line !== "") this.publishClean(`${this.atLineStart ? "" : "\n"}${line}\n`, undefined, true);
   }
 
   /**
    * Clean text to the transcript and streams; `staged` is the frame whose output it just went to;
    * `endsLine`: the text ends with a line end (told by callers that made it so).
    */
-  #publishClean(text: string, staged?: FrameCollector, endsLine = text.endsWith("\n")): void {
+  private publishClean(text: string, staged?: FrameCollector, endsLine = text.endsWith("\n")): void {
     if (text === "") return;
-    this.#atLineStart = endsLine;
+    this.atLineStart = endsLine;
     const stage = staged?.lastStaged;
-    if (staged === undefined || stage === undefined) this.#transcript.append(text);
+    if (staged === undefined || stage === undefined) this.transcript.append(text);
     else {
       // A long output: the transcript points at the bytes the frame staged it in, not a copy.
-      staged.onSealed ??= this.#stageSealed;
-      this.#transcript.appendStaged(stage, staged.lastStagedFrom, staged.lastStagedTo);
+      staged.onSealed ??= this.stageSealed;
+      this.transcript.appendStaged(stage, staged.lastStagedFrom, staged.lastStagedTo);
     }
-    if (this.#cleanStreams.size > 0) for (const stream of this.#cleanStreams) stream.push(text);
+    if (this.cleanStreams.size > 0) for (const stream of this.cleanStreams) stream.push(text);
   }
 
   /** Feeds the detector and reads its answer as a {@link Verdict} (the one place that accepts the first form's shapes). */
-  #feed(input: DetectorInput): Verdict | undefined {
+  private feed(input: DetectorInput): Verdict | undefined {
     try {
-      const result = this.#detector.feed(input);
+      const result = this.detector.feed(input);
       // Most feeds say nothing (a raw chunk, most lines and marks): no call to read that as a verdict.
       if (result === undefined) return undefined;
       if (result instanceof Promise) {
-        this.#lateVerdict(result);
+        this.lateVerdict(result);
         return undefined;
       }
       return toVerdict(result);
     } catch (error) {
-      this.#host.detectorFailed(error);
+      this.host.detectorFailed(error);
       return undefined;
     }
   }
 
   /** A chunk of output to the detector (see {@link ChunkFed}). */
-  #feedRaw(text: string): Verdict | undefined {
-    const fed = this.#chunkFed;
-    if (fed === undefined) return this.#feed({ raw: text });
+  private feedRaw(text: string): Verdict | undefined {
+    const fed = this.chunkFed;
+    if (fed === undefined) return this.feed({ raw: text });
     try {
       return fed.feedRaw();
     } catch (error) {
-      this.#host.detectorFailed(error);
+      this.host.detectorFailed(error);
       return undefined;
     }
   }
 
   /** A line (or the unfinished one) to the detector (see {@link ChunkFed}). */
-  #feedLine(line: string, partial: boolean): Verdict | undefined {
-    const fed = this.#chunkFed;
-    if (fed === undefined) return this.#feed({ line, partial });
+  private feedLine(line: string, partial: boolean): Verdict | undefined {
+    const fed = this.chunkFed;
+    if (fed === undefined) return this.feed({ line, partial });
     try {
       return fed.feedLine(line, partial);
     } catch (error) {
-      this.#host.detectorFailed(error);
+      this.host.detectorFailed(error);
       return undefined;
     }
   }
 
   /** A user's detector answered with a Promise: its frame end counts only while the same frame is open. */
-  #lateVerdict(result: Promise<FeedResult>): void {
-    const frame = this.#host.frame();
+  private lateVerdict(result: Promise<FeedResult>): void {
+    const frame = this.host.frame();
     result.then(
       (late) => {
         const verdict = toVerdict(late);
-        if (verdict?.kind === "end" && this.#host.frame() === frame) this.#host.endFrame(verdict);
+        if (verdict?.kind === "end" && this.host.frame() === frame) this.host.endFrame(verdict);
       },
-      (error: unknown) => this.#host.detectorFailed(error),
+      (error: unknown) => this.host.detectorFailed(error),
     );
   }
 
-  #handle(verdict: Verdict | undefined): void {
+  private handle(verdict: Verdict | undefined): void {
     if (verdict === undefined || verdict.kind === "echo") return;
     if (verdict.kind === "end") {
-      this.#chunkFrameKnown = false; // the frame may change: the host is asked again
-      this.#host.endFrame(verdict);
+      this.chunkFrameKnown = false; // the frame may change: the host is asked again
+      this.host.endFrame(verdict);
       return;
     }
-    const frame = this.#chunkFrameKnown ? this.#chunkFrame : this.#host.frame();
+    const frame = this.chunkFrameKnown ? this.chunkFrame : this.host.frame();
     if (frame === undefined) {
       // A command typed outside any cell: show its output, not the prompt and echo around it.
       if (verdict.kind === "output-start") {
-        this.#assembler.discardPartial();
-        this.#publishInput(this.#typed.take() ?? "");
-      } else this.#assembler.flushPartial(this.#sink);
-      this.#idleNoise = verdict.kind === "output-end";
+        this.assembler.discardPartial();
+        this.publishInput(this.typed.take() ?? "");
+      } else this.assembler.flushPartial(this.sink);
+      this.idleNoise = verdict.kind === "output-end";
       return;
     }
     if (verdict.kind === "output-start") {
       frame.discard();
-      this.#assembler.discardPartial();
-      this.#lastPartial = "";
-      this.#liveGate = false;
+      this.assembler.discardPartial();
+      this.lastPartial = "";
+      this.liveGate = false;
       frame.collecting = true;
     } else if (frame.collecting || verdict.note !== undefined) {
       // A note without a start (the detector found out late that no command ran): the rest was echo.
       if (!frame.collecting) frame.discard();
-      this.#assembler.flushPartial(this.#sink);
-      this.#lastPartial = "";
+      this.assembler.flushPartial(this.sink);
+      this.lastPartial = "";
       if (verdict.note !== undefined) frame.add(`${verdict.note}\n`);
-      this.#flush(frame);
+      this.flush(frame);
       frame.collecting = false;
     }
   }
@@ -483,20 +483,20 @@ export class OutputPipeline {
    * to the transcript, and its echo will be removed from what follows.
    */
   startCell(code: string): void {
-    this.#chunkFrameKnown = false;
-    this.#echo = this.#genericEcho ? new EchoFilter(code) : undefined;
-    this.#liveGate = this.#detector.markPrefix !== undefined;
-    this.#lastPartial = "";
-    const typed = this.#typed.take();
-    if (typed !== undefined) this.#publishInput(typed);
-    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${code}\n`, undefined, true);
+    this.chunkFrameKnown = false;
+    this.echo = this.genericEcho ? new EchoFilter(code) : undefined;
+    this.liveGate = this.detector.markPrefix !== undefined;
+    this.lastPartial = "";
+    const typed = this.typed.take();
+    if (typed !== undefined) this.publishInput(typed);
+    this.publishClean(`${this.atLineStart ? "" : "\n"}${code}\n`, undefined, true);
   }
 
   /** The cell's lock was released: no echo is expected any more. */
   endCell(): void {
-    this.#chunkFrameKnown = false;
-    this.#echo = undefined;
-    this.#liveGate = false;
+    this.chunkFrameKnown = false;
+    this.echo = undefined;
+    this.liveGate = false;
   }
 
   /**
@@ -505,10 +505,10 @@ export class OutputPipeline {
    * the next output is prompt and echo.
    */
   frameEnded(): void {
-    this.#chunkFrameKnown = false;
-    const typed = this.#typed.prompted(this.#assembler.partialLine);
-    if (typed !== undefined) this.#publishInput(typed);
-    this.#idleNoise = this.#detector.markPrefix !== undefined;
+    this.chunkFrameKnown = false;
+    const typed = this.typed.prompted(this.assembler.partialLine);
+    if (typed !== undefined) this.publishInput(typed);
+    this.idleNoise = this.detector.markPrefix !== undefined;
   }
 
   /**
@@ -518,29 +518,29 @@ export class OutputPipeline {
    * drawn after output without a final newline) is the output's last line.
    */
   closeFrame(frame: FrameCollector, control: CellControl, note: string | undefined, partialOutput?: string): void {
-    this.#chunkFrameKnown = false;
+    this.chunkFrameKnown = false;
     if (partialOutput !== undefined && partialOutput !== "") frame.add(`${partialOutput}\n`);
-    this.#flush(frame);
-    if (this.#liveGate) {
+    this.flush(frame);
+    if (this.liveGate) {
       const text = frame.peek();
       if (text !== "") {
         control.push(text);
-        this.#publishClean(`${text}\n`, undefined, true);
+        this.publishClean(`${text}\n`, undefined, true);
       }
     }
     if (note !== undefined) {
       // After the output ended: the detector's word on how the cell ended.
       frame.collecting = true;
       frame.add(`${note}\n`);
-      this.#flush(frame);
+      this.flush(frame);
     }
   }
 
   /** The unfinished line counts as output: it goes to the frame, then the frame's clean text out. */
   flushPartial(): void {
-    this.#chunkFrameKnown = false;
-    this.#assembler.flushPartial(this.#sink);
-    this.#flush();
+    this.chunkFrameKnown = false;
+    this.assembler.flushPartial(this.sink);
+    this.flush();
   }
 
   /**
@@ -548,12 +548,12 @@ export class OutputPipeline {
    * otherwise the prompt it left, dropped. No query is answered any more.
    */
   programExited(keepPartial: boolean): void {
-    this.#chunkFrameKnown = false;
-    this.#ended = true;
-    this.#queryAnswers?.close();
-    if (keepPartial) this.#assembler.flushPartial(this.#sink);
-    else this.#assembler.discardPartial(); // the prompt the program left, not output
-    this.#flush();
+    this.chunkFrameKnown = false;
+    this.ended = true;
+    this.queryAnswers?.close();
+    if (keepPartial) this.assembler.flushPartial(this.sink);
+    else this.assembler.discardPartial(); // the prompt the program left, not output
+    this.flush();
   }
 
   // ── Consumers ──────────────────────────────────────────────────────
@@ -563,17 +563,17 @@ export class OutputPipeline {
    * (on a line of its own).
    */
   recordInput(line: string): void {
-    this.#publishClean(`${this.#atLineStart ? "" : "\n"}${line}\n`, undefined, true);
+    this.publishClean(`${this.atLineStart ? "" : "\n"}${line}\n`, undefined, true);
   }
 
   /** The last `lines` lines of the clean transcript, `\n`-joined. */
   history(lines: number): string {
-    return this.#transcript.lastLines(lines);
+    return this.transcript.lastLines(lines);
   }
 
   /** Calls `watcher` with every clean line, and every new unfinished line; returns how to stop. */
   watchLines(watcher: LineWatcher): () => void {
-    const watchers = (this.#lineWatchers = own(this.#lineWatchers));
+    const watchers = (this.lineWatchers = own(this.lineWatchers));
     watchers.add(watcher);
     return () => watchers.delete(watcher);
   }
@@ -584,7 +584,7 @@ export class OutputPipeline {
    * when `open` is false.
    */
   stream(raw: boolean, open: boolean): BoundedQueue<string> {
-    const streams = raw ? (this.#rawStreams = own(this.#rawStreams)) : (this.#cleanStreams = own(this.#cleanStreams));
+    const streams = raw ? (this.rawStreams = own(this.rawStreams)) : (this.cleanStreams = own(this.cleanStreams));
     const queue = new BoundedQueue<string>({
       maxUnits: STREAM_BUFFER_BYTES,
       sizeOf: (chunk) => chunk.length,
@@ -598,12 +598,12 @@ export class OutputPipeline {
 
   /** Ends every `output()` stream. */
   endStreams(): void {
-    for (const stream of [...this.#rawStreams, ...this.#cleanStreams]) stream.end();
+    for (const stream of [...this.rawStreams, ...this.cleanStreams]) stream.end();
   }
 
   /** Frees the emulator. */
   dispose(): void {
-    this.#screen?.dispose();
+    this.emulator?.dispose();
   }
 }
 

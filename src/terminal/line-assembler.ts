@@ -42,41 +42,41 @@ const SPECIAL = /[\x00-\x08\x0a-\x1f\x7f]/g;
  * rest arrives.
  */
 export class LineAssembler {
-  #text = "";
-  #col = 0;
-  #pending = "";
+  private text = "";
+  private col = 0;
+  private pending = "";
   /** The last plain chunk ended with a CR, not yet applied (see `push`). */
-  #heldCr = false;
-  #lastPlain = false;
+  private heldCr = false;
+  private lastPlain = false;
   /** The text last pushed was marks and line pieces only (see {@link LineAssembler.lastPushMarkedLines}). */
-  #lastMarkedLines = false;
-  /** Where the line end of the piece {@link LineAssembler.#takesLinePiece} last took is (-1: none). */
-  #pieceLf = -1;
-  readonly #markPrefix: string | undefined;
+  private lastMarkedLines = false;
+  /** Where the line end of the piece {@link LineAssembler.takesLinePiece} last took is (-1: none). */
+  private pieceLf = -1;
+  private readonly markPrefix: string | undefined;
   /** Where a mark starts: ESC ] and the prefix. */
-  readonly #markStart: string | undefined;
+  private readonly markStart: string | undefined;
 
   constructor(markPrefix?: string) {
-    this.#markPrefix = markPrefix;
-    this.#markStart = markPrefix === undefined ? undefined : `\x1b]${markPrefix}`;
+    this.markPrefix = markPrefix;
+    this.markStart = markPrefix === undefined ? undefined : `\x1b]${markPrefix}`;
   }
 
   /** The unfinished last line, cleaned. */
   get partialLine(): string {
-    return this.#text;
+    return this.text;
   }
 
   /** Forgets the unfinished last line. */
   discardPartial(): void {
-    this.#text = "";
-    this.#col = 0;
+    this.text = "";
+    this.col = 0;
   }
 
   /** Hands the unfinished last line to `sink.segment` and forgets it. */
   flushPartial(sink: LineSink): void {
-    if (this.#text !== "") sink.segment(this.#text);
-    this.#text = "";
-    this.#col = 0;
+    if (this.text !== "") sink.segment(this.text);
+    this.text = "";
+    this.col = 0;
   }
 
   /**
@@ -85,27 +85,27 @@ export class LineAssembler {
    * say after it, so that a caller need not ask (two calls a chunk).
    */
   push(chunk: string, sink: LineSink): number {
-    this.#lastMarkedLines = false;
+    this.lastMarkedLines = false;
     let text = chunk;
     let afterCr = false;
-    if (this.#heldCr) {
-      this.#heldCr = false;
+    if (this.heldCr) {
+      this.heldCr = false;
       afterCr = chunk.startsWith("\n");
       // The CR before an LF changes nothing, nor at the start of a line; before anything else it goes back in front.
-      if (this.#text !== "" && !afterCr) text = `\r${chunk}`;
+      if (this.text !== "" && !afterCr) text = `\r${chunk}`;
     }
-    if (this.#pending !== "") {
-      text = this.#pending + text;
-      this.#pending = "";
+    if (this.pending !== "") {
+      text = this.pending + text;
+      this.pending = "";
     }
-    const markStart = this.#markStart;
+    const markStart = this.markStart;
     const firstMark = markStart === undefined ? -1 : text.indexOf(markStart);
     if (firstMark !== -1) {
-      const pushed = this.#pushAroundMarks(text, firstMark, afterCr, sink);
+      const pushed = this.pushAroundMarks(text, firstMark, afterCr, sink);
       if (pushed !== -1) return pushed;
     }
-    this.#pushText(text, afterCr, sink);
-    return this.#lastPlain ? PUSHED_PLAIN : 0;
+    this.pushText(text, afterCr, sink);
+    return this.lastPlain ? PUSHED_PLAIN : 0;
   }
 
   /**
@@ -116,8 +116,8 @@ export class LineAssembler {
    * escape sequence (the mark would end it there): the chunk takes the usual path then; otherwise
    * what `push` returns.
    */
-  #pushAroundMarks(text: string, firstMark: number, afterCr: boolean, sink: LineSink): number {
-    const markStart = this.#markStart as string;
+  private pushAroundMarks(text: string, firstMark: number, afterCr: boolean, sink: LineSink): number {
+    const markStart = this.markStart as string;
     // Each piece and mark goes out as soon as the mark is known whole (what comes after it decides
     // nothing about it): no list of cuts is made.
     let marks = 0;
@@ -125,7 +125,7 @@ export class LineAssembler {
     let allLines = true;
     for (let at = firstMark; at !== -1; at = text.indexOf(markStart, from)) {
       // Plain lines (most pieces) end outside any escape sequence: nothing more to look at.
-      const lines = at > from && (marks > 0 || !afterCr) && this.#takesLinePiece(text, from, at);
+      const lines = at > from && (marks > 0 || !afterCr) && this.takesLinePiece(text, from, at);
       if (!lines && !endsOutsideEscape(text, from, at)) break;
       const bodyStart = at + 2;
       const bel = text.indexOf("\x07", bodyStart);
@@ -135,10 +135,10 @@ export class LineAssembler {
       else if (esc !== -1 && text.charCodeAt(esc + 1) === 0x5c /* ST */) end = esc;
       else break; // cut off, or ended by another sequence: the usual path knows what that means
       if (end - bodyStart >= MAX_ESCAPE_CHARS) break;
-      if (lines) this.#pushLinePiece(text, from, at, sink);
+      if (lines) this.pushLinePiece(text, from, at, sink);
       else if (at > from) {
         allLines = false;
-        if (marks === 0) this.#pushText(text.slice(from, at), afterCr, sink);
+        if (marks === 0) this.pushText(text.slice(from, at), afterCr, sink);
         else this.push(text.slice(from, at), sink);
       }
       marks++;
@@ -147,93 +147,93 @@ export class LineAssembler {
     }
     if (marks === 0) return -1;
     if (from < text.length) {
-      if (this.#takesLinePiece(text, from, text.length)) this.#pushLinePiece(text, from, text.length, sink);
+      if (this.takesLinePiece(text, from, text.length)) this.pushLinePiece(text, from, text.length, sink);
       else {
         allLines = false;
         this.push(text.slice(from), sink);
       }
     }
     // Not plain for a screen: it holds escape sequences.
-    this.#lastPlain = false;
-    this.#lastMarkedLines = allLines;
+    this.lastPlain = false;
+    this.lastMarkedLines = allLines;
     return allLines ? PUSHED_MARKED_LINES : 0;
   }
 
   /**
    * Whether a piece of a chunk between marks, `text` from `from` to `to` (bash's echo, its
-   * command's output, its prompt), can take the short way, {@link LineAssembler.#pushLinePiece}: it
+   * command's output, its prompt), can take the short way, {@link LineAssembler.pushLinePiece}: it
    * is plain lines with at most a private mode at its end (see {@link LINE_PIECE}), with at most one
    * line end (more take a screen's plain path, `LineSink.block`, which reads what `scanPlainChunk`
    * saw), and nothing is held from before it. Looked at in place: no copy of the piece is made.
    */
-  #takesLinePiece(text: string, from: number, to: number): boolean {
+  private takesLinePiece(text: string, from: number, to: number): boolean {
     // (Nothing is pending here: `push` took it in front of the chunk.)
-    if (this.#heldCr || this.#col !== this.#text.length) return false;
+    if (this.heldCr || this.col !== this.text.length) return false;
     // The longest piece of that form from `from` (there is one way only to read it) must reach `to`.
     LINE_PIECE.lastIndex = from;
     if (!LINE_PIECE.test(text) || LINE_PIECE.lastIndex !== to) return false;
     const lf = text.indexOf("\n", from);
-    if (lf === -1 || lf >= to) this.#pieceLf = -1;
+    if (lf === -1 || lf >= to) this.pieceLf = -1;
     else {
       const next = text.indexOf("\n", lf + 1);
       if (next !== -1 && next < to) return false;
-      this.#pieceLf = lf;
+      this.pieceLf = lf;
     }
     return true;
   }
 
   /**
-   * A piece {@link LineAssembler.#takesLinePiece} took: the line it ends, then the start of the
-   * next, as the usual path (`scanPlainChunk`, `lineOnly`, then `#pushPlain`) makes them: its
+   * A piece {@link LineAssembler.takesLinePiece} took: the line it ends, then the start of the
+   * next, as the usual path (`scanPlainChunk`, `lineOnly`, then `pushPlain`) makes them: its
    * private mode shows nothing, and a CR after it is held, unless it starts a line (it moves nothing).
    */
-  #pushLinePiece(text: string, from: number, to: number, sink: LineSink): void {
-    const lf = this.#pieceLf;
+  private pushLinePiece(text: string, from: number, to: number, sink: LineSink): void {
+    const lf = this.pieceLf;
     // Its only ESC, if any, starts its private mode (the next one is the mark's, at `to`, or none).
     const found = text.indexOf("\x1b", from);
     const esc = found === -1 || found >= to ? -1 : found;
     const end = esc === -1 ? to : esc;
-    const heldCr = esc !== -1 && text.charCodeAt(to - 1) === 13 && (esc === from ? this.#text !== "" : text.charCodeAt(esc - 1) !== 10);
+    const heldCr = esc !== -1 && text.charCodeAt(to - 1) === 13 && (esc === from ? this.text !== "" : text.charCodeAt(esc - 1) !== 10);
     let start = from;
     if (lf !== -1) {
       // Every LF of such a piece comes after a CR.
       const line = text.slice(from, lf - 1);
-      if (this.#text === "") sink.line(line);
+      if (this.text === "") sink.line(line);
       else {
-        sink.line(this.#text + line);
-        this.#text = "";
-        this.#col = 0;
+        sink.line(this.text + line);
+        this.text = "";
+        this.col = 0;
       }
       start = lf + 1;
     }
-    if (start < end) this.#append(text.slice(start, end), sink);
-    this.#heldCr = heldCr;
+    if (start < end) this.append(text.slice(start, end), sink);
+    this.heldCr = heldCr;
   }
 
-  #pushText(text: string, afterCr: boolean, sink: LineSink): void {
+  private pushText(text: string, afterCr: boolean, sink: LineSink): void {
     // A CR LF cut between chunks (one chunk in twenty of a big output): the CR waits for the next
     // chunk, so this one stays on the fast path. Alone, it would only move the cursor to column 0,
     // which the next chunk's text shows as before. Anything but plain text, tab and "\r\n" sends a
     // chunk down the slow path (C1 controls too, though they show nothing here: a screen must look at
     // them, see `lastPushPlain`); a CR at the very end does not: `push` holds it for the next chunk.
-    const aligned = this.#col === this.#text.length;
-    this.#lastPlain = aligned && scanPlainChunk(text, afterCr);
-    if (!this.#lastPlain && aligned) {
+    const aligned = this.col === this.text.length;
+    this.lastPlain = aligned && scanPlainChunk(text, afterCr);
+    if (!this.lastPlain && aligned) {
       // Not plain for a screen, but maybe for lines: a shell's prompt and the echo of a command.
-      const lineText = lineOnly(text, this.#text === "");
+      const lineText = lineOnly(text, this.text === "");
       if (lineText !== undefined) {
-        this.#pushPlainText(lineText, sink);
+        this.pushPlainText(lineText, sink);
         return;
       }
     }
-    if (this.#lastPlain) this.#pushPlainText(text, sink);
-    else this.#pushControl(text, sink);
+    if (this.lastPlain) this.pushPlainText(text, sink);
+    else this.pushControl(text, sink);
   }
 
-  #pushPlainText(text: string, sink: LineSink): void {
+  private pushPlainText(text: string, sink: LineSink): void {
     const heldCr = text.endsWith("\r");
-    this.#pushPlain(text, heldCr ? text.length - 1 : text.length, sink);
-    this.#heldCr = heldCr;
+    this.pushPlain(text, heldCr ? text.length - 1 : text.length, sink);
+    this.heldCr = heldCr;
   }
 
   /**
@@ -242,7 +242,7 @@ export class LineAssembler {
    * sequence but those (what bash prints for a cell with shell integration).
    */
   get lastPushMarkedLines(): boolean {
-    return this.#lastMarkedLines;
+    return this.lastMarkedLines;
   }
 
   /**
@@ -251,10 +251,10 @@ export class LineAssembler {
    * (what a screen can fast-forward without looking at it again).
    */
   get lastPushPlain(): boolean {
-    return this.#lastPlain;
+    return this.lastPlain;
   }
 
-  #pushPlain(text: string, end: number, sink: LineSink): void {
+  private pushPlain(text: string, end: number, sink: LineSink): void {
     let start = 0;
     let newline = text.indexOf("\n");
     // The first line finishes the unfinished one; whole lines after it may go at once. A text with
@@ -272,12 +272,12 @@ export class LineAssembler {
     while (newline !== -1) {
       const lineEnd = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
       const piece = text.slice(start, lineEnd);
-      if (this.#text === "") {
+      if (this.text === "") {
         sink.line(piece);
       } else {
-        sink.line(this.#text + piece);
-        this.#text = "";
-        this.#col = 0;
+        sink.line(this.text + piece);
+        this.text = "";
+        this.col = 0;
       }
       start = newline + 1;
       if (start === blockFrom) {
@@ -286,37 +286,37 @@ export class LineAssembler {
       }
       newline = text.indexOf("\n", start);
     }
-    if (start < end) this.#append(text.slice(start, end), sink);
+    if (start < end) this.append(text.slice(start, end), sink);
   }
 
-  #append(piece: string, sink: LineSink): void {
-    this.#text += piece;
-    this.#col = this.#text.length;
-    if (this.#text.length > MAX_LINE_CHARS) {
-      sink.segment(this.#text);
+  private append(piece: string, sink: LineSink): void {
+    this.text += piece;
+    this.col = this.text.length;
+    if (this.text.length > MAX_LINE_CHARS) {
+      sink.segment(this.text);
       this.discardPartial();
     }
   }
 
-  #put(piece: string, sink: LineSink): void {
-    const text = this.#text;
-    const col = this.#col;
+  private put(piece: string, sink: LineSink): void {
+    const text = this.text;
+    const col = this.col;
     if (col === text.length) {
-      this.#append(piece, sink);
+      this.append(piece, sink);
       return;
     }
     const before = col > text.length ? text + " ".repeat(col - text.length) : text.slice(0, col);
-    this.#text = before + piece + text.slice(col + piece.length);
-    this.#col = col + piece.length;
+    this.text = before + piece + text.slice(col + piece.length);
+    this.col = col + piece.length;
   }
 
-  #endLine(sink: LineSink): void {
-    sink.line(this.#text);
-    this.#text = "";
-    this.#col = 0;
+  private endLine(sink: LineSink): void {
+    sink.line(this.text);
+    this.text = "";
+    this.col = 0;
   }
 
-  #pushControl(text: string, sink: LineSink): void {
+  private pushControl(text: string, sink: LineSink): void {
     const length = text.length;
     let index = 0;
     while (index < length) {
@@ -324,17 +324,17 @@ export class LineAssembler {
       // match array is made for each one (a chunk of bash's prompt holds a dozen).
       SPECIAL.lastIndex = index;
       const next = SPECIAL.test(text) ? SPECIAL.lastIndex - 1 : length;
-      if (next > index) this.#put(text.slice(index, next), sink);
+      if (next > index) this.put(text.slice(index, next), sink);
       if (next >= length) return;
       const code = text.charCodeAt(next);
       index = next + 1;
-      if (code === 0x0a) this.#endLine(sink);
-      else if (code === 0x0d) this.#col = 0;
-      else if (code === 0x08) this.#col = Math.max(0, this.#col - 1);
+      if (code === 0x0a) this.endLine(sink);
+      else if (code === 0x0d) this.col = 0;
+      else if (code === 0x08) this.col = Math.max(0, this.col - 1);
       else if (code === 0x1b) {
-        const end = this.#escape(text, next, sink);
+        const end = this.escape(text, next, sink);
         if (end === -1) {
-          this.#pending = text.slice(next);
+          this.pending = text.slice(next);
           return;
         }
         index = end;
@@ -344,13 +344,13 @@ export class LineAssembler {
   }
 
   /** Handles the escape sequence at `start`; returns where it ends, or -1 when it is cut off. */
-  #escape(text: string, start: number, sink: LineSink): number {
+  private escape(text: string, start: number, sink: LineSink): number {
     const kind = text.charCodeAt(start + 1);
     if (Number.isNaN(kind)) return -1;
     if (kind === 0x1b) return start + 1; // a lone ESC: the next one starts the real sequence
-    if (kind === 0x5b /* [ */) return this.#csi(text, start + 2);
+    if (kind === 0x5b /* [ */) return this.csi(text, start + 2);
     if (kind === 0x5d /* ] */ || kind === 0x50 /* P */ || kind === 0x5f /* _ */ || kind === 0x5e /* ^ */ || kind === 0x58 /* X */) {
-      return this.#escapeString(text, start, kind === 0x5d, sink);
+      return this.escapeString(text, start, kind === 0x5d, sink);
     }
     if (kind >= 0x20 && kind <= 0x2f) {
       // ESC + intermediate + final: character set designations and the like.
@@ -359,7 +359,7 @@ export class LineAssembler {
     return start + 2;
   }
 
-  #escapeString(text: string, start: number, isOsc: boolean, sink: LineSink): number {
+  private escapeString(text: string, start: number, isOsc: boolean, sink: LineSink): number {
     const bodyStart = start + 2;
     const limit = Math.min(text.length, bodyStart + MAX_ESCAPE_CHARS);
     // Only BEL and ESC end (or abort) the string: found by the engine's search, not per character
@@ -373,13 +373,13 @@ export class LineAssembler {
       if (code === 0x1b && index + 1 < text.length && text.charCodeAt(index + 1) !== 0x5c) {
         // ESC that is not ST aborts the string and starts a sequence of its own. A terminal would
         // swallow the body; it was never a complete sequence, so it is shown rather than lost.
-        this.#pushControl(text.slice(bodyStart, index), sink);
+        this.pushControl(text.slice(bodyStart, index), sink);
         return index;
       }
       if (code === 0x1b && index + 1 >= text.length) return -1;
-      if (isOsc && this.#markPrefix !== undefined) {
+      if (isOsc && this.markPrefix !== undefined) {
         const body = text.slice(bodyStart, index);
-        if (body.startsWith(this.#markPrefix)) sink.mark(body);
+        if (body.startsWith(this.markPrefix)) sink.mark(body);
       }
       return code === 0x07 ? index + 1 : index + 2;
     }
@@ -388,13 +388,13 @@ export class LineAssembler {
     return bodyStart;
   }
 
-  #csi(text: string, paramsStart: number): number {
+  private csi(text: string, paramsStart: number): number {
     let index = paramsStart;
     const length = text.length;
     while (index < length) {
       const code = text.charCodeAt(index);
       if (code >= 0x40 && code <= 0x7e) {
-        this.#applyCsi(text.slice(paramsStart, index), code);
+        this.applyCsi(text.slice(paramsStart, index), code);
         return index + 1;
       }
       if (code === 0x1b) return index; // interrupted by a new sequence
@@ -405,38 +405,38 @@ export class LineAssembler {
     return -1;
   }
 
-  #applyCsi(params: string, final: number): void {
+  private applyCsi(params: string, final: number): void {
     if (final !== 0x4b && final !== 0x43 && final !== 0x44 && final !== 0x47 && final !== 0x50 && final !== 0x40 && final !== 0x58) {
       return; // colours, modes, vertical moves: nothing a line reader keeps
     }
     if (params.charCodeAt(0) === 0x3f /* ? private */) return;
     const value = Number.parseInt(params, 10);
     const count = Number.isNaN(value) || value < 1 ? 1 : value;
-    const text = this.#text;
-    const col = this.#col;
+    const text = this.text;
+    const col = this.col;
     switch (final) {
       case 0x4b: // K: erase in line
-        if (Number.isNaN(value) || value === 0) this.#text = text.slice(0, col);
-        else if (value === 1) this.#text = " ".repeat(Math.min(col + 1, text.length)) + text.slice(col + 1);
-        else this.#text = "";
+        if (Number.isNaN(value) || value === 0) this.text = text.slice(0, col);
+        else if (value === 1) this.text = " ".repeat(Math.min(col + 1, text.length)) + text.slice(col + 1);
+        else this.text = "";
         break;
       case 0x43: // C: cursor forward
-        this.#col = col + count;
+        this.col = col + count;
         break;
       case 0x44: // D: cursor back
-        this.#col = Math.max(0, col - count);
+        this.col = Math.max(0, col - count);
         break;
       case 0x47: // G: cursor to column
-        this.#col = count - 1;
+        this.col = count - 1;
         break;
       case 0x50: // P: delete characters
-        this.#text = text.slice(0, col) + text.slice(col + count);
+        this.text = text.slice(0, col) + text.slice(col + count);
         break;
       case 0x40: // @: insert blanks
-        this.#text = text.slice(0, col) + " ".repeat(count) + text.slice(col);
+        this.text = text.slice(0, col) + " ".repeat(count) + text.slice(col);
         break;
       case 0x58: // X: erase characters
-        this.#text = text.slice(0, col) + " ".repeat(Math.min(count, Math.max(0, text.length - col))) + text.slice(col + count);
+        this.text = text.slice(0, col) + " ".repeat(Math.min(count, Math.max(0, text.length - col))) + text.slice(col + count);
         break;
     }
   }

@@ -17,14 +17,14 @@ export const MAX_COMMAND_BYTES = 16 * 1024;
  */
 export class PromptEcho {
   /** The prompt as drawn, while the next line may be the one typed after it. */
-  #prompt: string | undefined;
+  private prompt: string | undefined;
   /** The last prompt drawn, and how the current line looked when it was first seen unfinished. */
-  #lastPrompt: string | undefined;
-  #lineStart: string | undefined;
+  private lastPrompt: string | undefined;
+  private lineStart: string | undefined;
   /** The command read from the last prompt line and the lines after it, until taken. */
-  #lines: string[] = [];
-  #bytes = 0;
-  #omitted = 0;
+  private lines: string[] = [];
+  private bytes = 0;
+  private omitted = 0;
 
   /**
    * The program drew its prompt: `text` is its line so far (the prompt
@@ -34,8 +34,8 @@ export class PromptEcho {
    */
   prompted(text: string): string | undefined {
     const left = this.take();
-    this.#prompt = text;
-    this.#lastPrompt = text;
+    this.prompt = text;
+    this.lastPrompt = text;
     return left;
   }
 
@@ -46,7 +46,7 @@ export class PromptEcho {
    * after it is drawn).
    */
   partial(text: string): void {
-    this.#lineStart ??= text;
+    this.lineStart ??= text;
   }
 
   /**
@@ -56,51 +56,51 @@ export class PromptEcho {
    * it until {@link take}, are kept.
    */
   line(text: string): string | undefined {
-    const lineStart = this.#lineStart;
-    this.#lineStart = undefined;
-    let prompt = this.#prompt;
-    if (prompt === undefined && this.#lines.length === 0 && lineStart !== undefined && lineStart === this.#lastPrompt && lineStart !== "")
+    const lineStart = this.lineStart;
+    this.lineStart = undefined;
+    let prompt = this.prompt;
+    if (prompt === undefined && this.lines.length === 0 && lineStart !== undefined && lineStart === this.lastPrompt && lineStart !== "")
       prompt = lineStart;
     if (prompt === undefined) {
-      if (this.#lines.length > 0) this.#keep(text);
+      if (this.lines.length > 0) this.keep(text);
       return undefined;
     }
-    this.#prompt = undefined;
+    this.prompt = undefined;
     if (!text.startsWith(prompt)) return undefined;
     const command = text.slice(prompt.length).trimEnd();
-    this.#keep(command);
+    this.keep(command);
     return command;
   }
 
   /** What was typed at the last prompt (its lines `\n`-joined) once, or `undefined`. */
   take(): string | undefined {
-    this.#prompt = undefined;
-    if (this.#lines.length === 0) return undefined;
-    const text = this.#lines.join("\n").trimEnd();
-    const omitted = this.#omitted;
-    this.#lines = [];
-    this.#bytes = 0;
-    this.#omitted = 0;
+    this.prompt = undefined;
+    if (this.lines.length === 0) return undefined;
+    const text = this.lines.join("\n").trimEnd();
+    const omitted = this.omitted;
+    this.lines = [];
+    this.bytes = 0;
+    this.omitted = 0;
     return omitted > 0 ? `${text}\n[… ${omitted} bytes omitted …]` : text;
   }
 
-  #keep(line: string): void {
+  private keep(line: string): void {
     const bytes = Buffer.byteLength(line) + 1;
-    if (this.#omitted > 0 || this.#bytes + bytes > MAX_COMMAND_BYTES) {
-      if (this.#omitted === 0 && this.#lines.length === 0) {
+    if (this.omitted > 0 || this.bytes + bytes > MAX_COMMAND_BYTES) {
+      if (this.omitted === 0 && this.lines.length === 0) {
         // A first line too long to keep whole: its start, and the count of the rest.
         const kept = Buffer.from(line)
           .subarray(0, MAX_COMMAND_BYTES)
           .toString()
           .replace(/\uFFFD$/, "");
-        this.#lines.push(kept);
-        this.#omitted += bytes - Buffer.byteLength(kept);
+        this.lines.push(kept);
+        this.omitted += bytes - Buffer.byteLength(kept);
         return;
       }
-      this.#omitted += bytes;
+      this.omitted += bytes;
       return;
     }
-    this.#lines.push(line);
-    this.#bytes += bytes;
+    this.lines.push(line);
+    this.bytes += bytes;
   }
 }

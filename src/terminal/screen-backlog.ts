@@ -21,27 +21,27 @@ export interface BacklogTarget {
  * @internal
  */
 export class ScreenBacklog {
-  #entries: string[] = [];
+  private entries: string[] = [];
   /** Whether each entry is known to be plain text (no escape sequence, no control but TAB, CR and LF). */
-  #plain: boolean[] = [];
-  #chars = 0;
+  private plain: boolean[] = [];
+  private waiting = 0;
 
   /** Characters waiting. */
   get chars(): number {
-    return this.#chars;
+    return this.waiting;
   }
 
   /** Adds a chunk of output; returns the characters waiting now. */
   push(text: string): number {
-    this.#entries.push(text);
-    this.#plain.push(false);
-    return (this.#chars += text.length);
+    this.entries.push(text);
+    this.plain.push(false);
+    return (this.waiting += text.length);
   }
 
   /** The chunk just pushed, if it is still the last one waiting, is plain text: the screen need not check it again. */
   markPlain(text: string): void {
-    const last = this.#entries.length - 1;
-    if (last >= 0 && this.#entries[last] === text) this.#plain[last] = true;
+    const last = this.entries.length - 1;
+    if (last >= 0 && this.entries[last] === text) this.plain[last] = true;
   }
 
   /**
@@ -49,12 +49,12 @@ export class ScreenBacklog {
    * empties the backlog. `filter`, when given, rewrites the runs not known to be plain first.
    */
   drainTo(target: BacklogTarget, filter?: (text: string) => string): void {
-    const entries = this.#entries;
+    const entries = this.entries;
     if (entries.length === 0) return;
-    const plain = this.#plain;
-    this.#entries = [];
-    this.#plain = [];
-    this.#chars = 0;
+    const plain = this.plain;
+    this.entries = [];
+    this.plain = [];
+    this.waiting = 0;
     let start = 0;
     for (let end = 1; end <= entries.length; end++) {
       if (end < entries.length && plain[end] === plain[start]) continue;
@@ -89,19 +89,19 @@ export class ScreenBacklog {
       plain.push(false); // may hold SGR sequences: the screen checks it again
       chars += tail.length;
     };
-    for (let index = 0; index < this.#entries.length; index++) {
-      const known = this.#plain[index] === true;
-      let text = known || filter === undefined ? (this.#entries[index] as string) : filter(this.#entries[index] as string);
-      if (known && this.#plain[index + 1] === true) {
+    for (let index = 0; index < this.entries.length; index++) {
+      const known = this.plain[index] === true;
+      let text = known || filter === undefined ? (this.entries[index] as string) : filter(this.entries[index] as string);
+      if (known && this.plain[index + 1] === true) {
         // A burst of chunks known to be plain goes to the run at once; when its last chunks hold the
         // lines kept by themselves, the ones before (no escape sequence in them: nothing to replay)
         // fall out without being looked at.
         let end = index + 1;
-        while (this.#plain[end] === true) end++;
+        while (this.plain[end] === true) end++;
         let from = end;
-        for (let lines = 0; from > index && lines <= 2 * rows;) lines += countLineFeeds(this.#entries[--from] as string, 2 * rows + 1);
-        text = this.#entries.slice(from, end).join("");
-        if (from > index && !holdsTail(text, 2 * rows)) text = this.#entries.slice(index, end).join("");
+        for (let lines = 0; from > index && lines <= 2 * rows;) lines += countLineFeeds(this.entries[--from] as string, 2 * rows + 1);
+        text = this.entries.slice(from, end).join("");
+        if (from > index && !holdsTail(text, 2 * rows)) text = this.entries.slice(index, end).join("");
         index = end - 1;
       }
       // Plain text leaves the parser in its ground state and the scroll region as they were.
@@ -119,9 +119,9 @@ export class ScreenBacklog {
     }
     endRun();
     if (chars > maxChars) return false;
-    this.#entries = entries;
-    this.#plain = plain;
-    this.#chars = chars;
+    this.entries = entries;
+    this.plain = plain;
+    this.waiting = chars;
     return true;
   }
 }

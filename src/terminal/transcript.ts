@@ -59,27 +59,27 @@ const sizeOf = (part: Part): number => (typeof part === "string" ? part.length :
 export class Transcript {
   /**
    * What is kept, oldest first: blocks of bytes, bytes of a staging buffer, shared strings (ASCII:
-   * a byte a character). The first part's first `#start` bytes fell out. A block is full unless
+   * a byte a character). The first part's first `start` bytes fell out. A block is full unless
    * another kind of part follows it; only a lone first block is smaller than {@link BLOCK_BYTES}.
    */
-  #parts: Part[] = [];
-  #start = 0;
+  private parts: Part[] = [];
+  private start = 0;
   /** Bytes kept. */
-  #length = 0;
+  private length = 0;
   /** Blocks whose bytes all fell out (or were shared), for the next ones needed. */
-  #spare: Buffer[] = [];
+  private spare: Buffer[] = [];
   /** Bytes that fell out. */
-  #dropped = 0;
+  private dropped = 0;
   /** Appended, not yet written to the blocks (see {@link BATCH_CHARS}). */
-  #pending: string[] = [];
-  #pendingChars = 0;
+  private pending: string[] = [];
+  private pendingChars = 0;
 
   append(text: string): void {
     if (text === "") return;
-    this.#pending.push(text);
-    this.#pendingChars += text.length;
-    if (this.#pendingChars >= BATCH_CHARS) this.#flush();
-    else if (this.#pending.length >= BATCH_PIECES) this.#pending = [this.#pending.join("")];
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    if (this.pendingChars >= BATCH_CHARS) this.flush();
+    else if (this.pending.length >= BATCH_PIECES) this.pending = [this.pending.join("")];
   }
 
   /**
@@ -88,18 +88,18 @@ export class Transcript {
    * overwrites or lets go of them.
    */
   appendStaged(stage: Buffer, from: number, to: number): void {
-    this.#flush();
+    this.flush();
     const bytes = to - from;
     if (bytes <= 0) return;
     if (bytes >= MAX_BYTES) {
-      this.#write(stage.toString("utf8", from, to));
+      this.write(stage.toString("utf8", from, to));
       return;
     }
-    if (this.#length + bytes > MAX_BYTES) this.#drop(this.#length + bytes - MAX_BYTES);
-    const last = this.#parts[this.#parts.length - 1];
+    if (this.length + bytes > MAX_BYTES) this.drop(this.length + bytes - MAX_BYTES);
+    const last = this.parts[this.parts.length - 1];
     if (last !== undefined && typeof last !== "string" && "stage" in last && last.stage === stage && last.to === from) last.to = to;
-    else this.#parts.push({ stage, from, to });
-    this.#length += bytes;
+    else this.parts.push({ stage, from, to });
+    this.length += bytes;
   }
 
   /**
@@ -108,7 +108,7 @@ export class Transcript {
    * became, or, without one, a copy of their bytes.
    */
   sealed(stage: Buffer, piece: string | undefined): void {
-    const parts = this.#parts;
+    const parts = this.parts;
     for (let index = 0; index < parts.length; index++) {
       const part = parts[index] as Part;
       if (typeof part === "string" || !("stage" in part) || part.stage !== stage) continue;
@@ -119,116 +119,116 @@ export class Transcript {
     }
   }
 
-  #flush(): void {
-    const pending = this.#pending;
+  private flush(): void {
+    const pending = this.pending;
     if (pending.length === 0) return;
     const text = pending.length === 1 ? (pending[0] as string) : pending.join("");
-    this.#pending = [];
-    this.#pendingChars = 0;
-    this.#write(text);
+    this.pending = [];
+    this.pendingChars = 0;
+    this.write(text);
   }
 
-  #write(text: string): void {
+  private write(text: string): void {
     const bytes = Buffer.byteLength(text);
     if (bytes >= MAX_BYTES) {
       // Only its end is kept: everything before it falls out.
       const encoded = Buffer.from(text);
-      this.#drop(this.#length);
-      this.#dropped += encoded.length - MAX_BYTES;
-      this.#copyIn(encoded, encoded.length - MAX_BYTES);
+      this.drop(this.length);
+      this.dropped += encoded.length - MAX_BYTES;
+      this.copyIn(encoded, encoded.length - MAX_BYTES);
       return;
     }
     // The oldest bytes fall out first: the blocks they free take the new ones.
-    if (this.#length + bytes > MAX_BYTES) this.#drop(this.#length + bytes - MAX_BYTES);
+    if (this.length + bytes > MAX_BYTES) this.drop(this.length + bytes - MAX_BYTES);
     if (bytes !== text.length) {
-      const last = this.#lastOwn();
-      if (last !== undefined && last.used + bytes <= last.block.length) this.#put(last, text, bytes, "utf8");
-      else this.#copyIn(Buffer.from(text), 0);
+      const last = this.lastOwn();
+      if (last !== undefined && last.used + bytes <= last.block.length) this.put(last, text, bytes, "utf8");
+      else this.copyIn(Buffer.from(text), 0);
       return;
     }
     // ASCII: as many bytes as characters, written in place block by block.
     let at = 0;
     while (at < bytes) {
-      let last = this.#lastOwn();
-      if (last === undefined || last.used === last.block.length) last = this.#addBlock(bytes - at);
+      let last = this.lastOwn();
+      if (last === undefined || last.used === last.block.length) last = this.addBlock(bytes - at);
       const count = Math.min(bytes - at, last.block.length - last.used);
-      this.#put(last, at === 0 && count === bytes ? text : text.slice(at, at + count), count, "latin1");
+      this.put(last, at === 0 && count === bytes ? text : text.slice(at, at + count), count, "latin1");
       at += count;
     }
   }
 
   /** The last part, when it is a block. */
-  #lastOwn(): OwnPart | undefined {
-    const parts = this.#parts;
+  private lastOwn(): OwnPart | undefined {
+    const parts = this.parts;
     if (parts.length === 0) return undefined;
     const last = parts[parts.length - 1];
     return last === undefined || typeof last === "string" || !("block" in last) ? undefined : last;
   }
 
-  #put(part: OwnPart, text: string, bytes: number, encoding: "latin1" | "utf8"): void {
+  private put(part: OwnPart, text: string, bytes: number, encoding: "latin1" | "utf8"): void {
     part.block.write(text, part.used, bytes, encoding);
     part.used += bytes;
-    this.#length += bytes;
+    this.length += bytes;
   }
 
   /** Appends `encoded` from `from` on, block by block (the caller made room). */
-  #copyIn(encoded: Buffer, from: number): void {
+  private copyIn(encoded: Buffer, from: number): void {
     let at = from;
     while (at < encoded.length) {
-      let last = this.#lastOwn();
-      if (last === undefined || last.used === last.block.length) last = this.#addBlock(encoded.length - at);
+      let last = this.lastOwn();
+      if (last === undefined || last.used === last.block.length) last = this.addBlock(encoded.length - at);
       const copied = encoded.copy(last.block, last.used, at);
       last.used += copied;
-      this.#length += copied;
+      this.length += copied;
       at += copied;
     }
   }
 
   /** A block with room at its end for some of `wanted` more bytes: the lone first one grown, a spare one, or a new one. */
-  #addBlock(wanted: number): OwnPart {
-    const only = this.#parts.length === 1 ? this.#parts[0] : undefined;
+  private addBlock(wanted: number): OwnPart {
+    const only = this.parts.length === 1 ? this.parts[0] : undefined;
     if (only !== undefined && typeof only !== "string" && "block" in only && only.block.length < BLOCK_BYTES) {
       let size = only.block.length * 2;
-      while (size < BLOCK_BYTES && size < this.#length + wanted) size *= 2;
+      while (size < BLOCK_BYTES && size < this.length + wanted) size *= 2;
       const grown = Buffer.allocUnsafeSlow(Math.min(size, BLOCK_BYTES));
-      only.block.copy(grown, 0, this.#start, only.used);
-      const part = { block: grown, used: only.used - this.#start };
-      this.#parts[0] = part;
-      this.#start = 0;
+      only.block.copy(grown, 0, this.start, only.used);
+      const part = { block: grown, used: only.used - this.start };
+      this.parts[0] = part;
+      this.start = 0;
       return part;
     }
-    const first = this.#parts.length === 0;
-    const block = this.#spare.pop() ?? Buffer.allocUnsafeSlow(first ? Math.min(BLOCK_BYTES, Math.max(FIRST_BYTES, wanted)) : BLOCK_BYTES);
+    const first = this.parts.length === 0;
+    const block = this.spare.pop() ?? Buffer.allocUnsafeSlow(first ? Math.min(BLOCK_BYTES, Math.max(FIRST_BYTES, wanted)) : BLOCK_BYTES);
     const part = { block, used: 0 };
-    this.#parts.push(part);
-    if (first) this.#start = 0;
+    this.parts.push(part);
+    if (first) this.start = 0;
     return part;
   }
 
   /** A block none of whose bytes are kept any more: a full-size one is reused, a small lone first one let go. */
-  #recycle(block: Buffer): void {
-    if (block.length === BLOCK_BYTES) this.#spare.push(block);
+  private recycle(block: Buffer): void {
+    if (block.length === BLOCK_BYTES) this.spare.push(block);
   }
 
   /** The oldest `bytes` kept fall out; parts left with none of the kept bytes go. */
-  #drop(bytes: number): void {
-    this.#dropped += bytes;
-    this.#length -= bytes;
-    this.#start += bytes;
-    while (this.#parts.length > 0) {
-      const first = this.#parts[0] as Part;
+  private drop(bytes: number): void {
+    this.dropped += bytes;
+    this.length -= bytes;
+    this.start += bytes;
+    while (this.parts.length > 0) {
+      const first = this.parts[0] as Part;
       const size = sizeOf(first);
-      if (this.#start < size) break;
-      this.#start -= size;
-      this.#parts.shift();
-      if (typeof first !== "string" && "block" in first) this.#recycle(first.block);
+      if (this.start < size) break;
+      this.start -= size;
+      this.parts.shift();
+      if (typeof first !== "string" && "block" in first) this.recycle(first.block);
     }
-    if (this.#parts.length === 0) this.#start = 0;
+    if (this.parts.length === 0) this.start = 0;
   }
 
   /** The kept bytes, in order (a copy when they are in more than one part). */
-  #bytes(): Buffer {
-    const parts = this.#parts;
+  private bytes(): Buffer {
+    const parts = this.parts;
     const bytesOf = (part: Part, from: number): Buffer =>
       typeof part === "string"
         ? Buffer.from(part.slice(from), "latin1")
@@ -236,10 +236,10 @@ export class Transcript {
           ? part.block.subarray(from, part.used)
           : part.stage.subarray(part.from + from, part.to);
     if (parts.length === 0) return Buffer.alloc(0);
-    if (parts.length === 1) return bytesOf(parts[0] as Part, this.#start);
+    if (parts.length === 1) return bytesOf(parts[0] as Part, this.start);
     return Buffer.concat(
-      parts.map((part, index) => bytesOf(part, index === 0 ? this.#start : 0)),
-      this.#length,
+      parts.map((part, index) => bytesOf(part, index === 0 ? this.start : 0)),
+      this.length,
     );
   }
 
@@ -248,21 +248,21 @@ export class Transcript {
    * line says how many bytes are missing (see {@link Transcript}).
    */
   lastLines(count: number): string {
-    this.#flush();
-    const bytes = this.#bytes();
+    this.flush();
+    const bytes = this.bytes();
     // Bytes of a character cut by the wrap are counted with what fell out.
     let from = 0;
     while (from < bytes.length && ((bytes[from] as number) & 0xc0) === 0x80) from++;
-    const dropped = this.#dropped + from;
+    const dropped = this.dropped + from;
     const text = bytes.toString("utf8", from);
     const body = text.endsWith("\n") ? text.slice(0, -1) : text;
-    if (body === "") return this.#dropped > 0 ? omitted(dropped) : "";
+    if (body === "") return this.dropped > 0 ? omitted(dropped) : "";
     let start = body.length;
     for (let found = 0; found < count; found++) {
       // (From 0, lastIndexOf would find a newline at 0 again: an empty first line.)
       const newline = start === 0 ? -1 : body.lastIndexOf("\n", start - 1);
       if (newline === -1) {
-        if (this.#dropped === 0) return body;
+        if (this.dropped === 0) return body;
         // The oldest kept line was cut by the wrap: it is counted with what fell out.
         const first = body.indexOf("\n");
         if (first === -1) return omitted(dropped + Buffer.byteLength(body));
