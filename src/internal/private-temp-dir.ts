@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, 
 import { readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "./random.js";
+import { randomText } from "./random.js";
 
 const PREFIX = "agent-tty-";
 /** `agent-tty-<pid of the process that made it>-<random>`, as {@link privateProcessDir} names them. */
@@ -100,7 +100,7 @@ export class PrivateFiles {
   #counted = false;
 
   constructor() {
-    this.#prefix = `s${randomBytes(6).toString("hex")}`;
+    this.#prefix = `s${randomText(6, "hex")}`;
   }
 
   /**

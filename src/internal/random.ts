@@ -41,6 +41,24 @@ export function randomBytes(size: number): Buffer {
   return randomFill(Buffer.alloc(size));
 }
 
+/**
+ * `size` cryptographically strong random bytes written as text (`hex`, `base64url`), read straight
+ * from the pool: no Buffer (and its off-heap memory) is made for them (see {@link randomFill}).
+ */
+export function randomText(size: number, encoding: "hex" | "base64url"): string {
+  if (size > POOL_BYTES) return randomBytes(size).toString(encoding);
+  if (POOL_BYTES - used < size) {
+    // What is left is too little for one run: handed out to nobody (zeroed), and the pool refilled.
+    pool.fill(0, used);
+    (refill ??= chooseRefill())(pool);
+    used = 0;
+  }
+  const text = pool.toString(encoding, used, used + size);
+  pool.fill(0, used, used + size);
+  used += size;
+  return text;
+}
+
 function chooseRefill(): (target: Buffer) => void {
   try {
     closeSync(openSync("/dev/urandom", "r"));

@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { invalidArgument } from "../../errors.js";
 import { NOTHING, own } from "../../internal/empty-set.js";
 import { LapsingInterval } from "../../internal/lapsing-interval.js";
-import { randomBytes } from "../../internal/random.js";
+import { randomBytes, randomText } from "../../internal/random.js";
 import { PrivateFiles } from "../../internal/private-temp-dir.js";
 import { optionalBoolean, optionsObject } from "../../validate.js";
 import { replDetector, replDetectorForPrompt } from "../auto.js";
@@ -152,7 +152,7 @@ class ShellIntegrationDetector implements FrameDetector {
   readonly markPrefix: string;
   // 96 random bits, in base64url: every byte of a mark is work for the shell on each prompt (bash's
   // line editor scans its prompt once per character), so the secret is written in 16 characters, not 24.
-  readonly #secret = randomBytes(12).toString("base64url");
+  readonly #secret = randomText(12, "base64url");
   readonly #inBand: boolean;
   readonly #followNested: boolean;
   /** The shell's start-up files (they hold the secret): removed once its first prompt shows they were read. */
