@@ -29,17 +29,17 @@ const QUICK_LINGERING_RECHECKS = 4;
  * integration's prompt after a pasted cell, before its Enter is read).
  */
 export class PromptConfirmer {
-  readonly #io: () => DetectorIo | undefined;
-  readonly #lingering: boolean;
-  #timer: NodeJS.Timeout | undefined;
-  #immediate: NodeJS.Immediate | undefined;
-  #generation = 0;
+  private readonly io: () => DetectorIo | undefined;
+  private readonly lingering: boolean;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private generation = 0;
   /** With `lingering`: whether `waitingForInput` answered once (`/proc` is there and the program was alive). */
-  #canTell = false;
+  private canTell = false;
 
   constructor(io: () => DetectorIo | undefined, options: { readonly lingering?: boolean } = {}) {
-    this.#io = io;
-    this.#lingering = options.lingering === true;
+    this.io = io;
+    this.lingering = options.lingering === true;
   }
 
   /**
@@ -50,34 +50,34 @@ export class PromptConfirmer {
    */
   confirm<T extends FrameEnd | undefined>(act: () => T, attempt = 0): T | undefined {
     this.cancel();
-    if (this.#lingering) return this.#confirmLingering(act, attempt);
+    if (this.lingering) return this.confirmLingering(act, attempt);
     // Where the system cannot tell (no /proc), the prompt is taken as it is.
-    if (this.#io()?.waitingForInput() !== false) return act();
-    this.#recheck(act, attempt);
+    if (this.io()?.waitingForInput() !== false) return act();
+    this.recheck(act, attempt);
     return undefined;
   }
 
-  #confirmLingering<T extends FrameEnd | undefined>(act: () => T, attempt: number): T | undefined {
-    if (!this.#canTell) {
+  private confirmLingering<T extends FrameEnd | undefined>(act: () => T, attempt: number): T | undefined {
+    if (!this.canTell) {
       // The first time only: whether the system can tell at all (and, if not, the prompt is taken as it is).
-      const waiting = this.#io()?.waitingForInput();
+      const waiting = this.io()?.waitingForInput();
       if (waiting === undefined) return act();
-      this.#canTell = true;
+      this.canTell = true;
       if (!waiting) {
-        this.#recheck(act, attempt);
+        this.recheck(act, attempt);
         return undefined;
       }
     }
     // One check, after two turns of the event loop: the second starts after an I/O poll.
-    const generation = this.#generation;
-    this.#immediate = setImmediate(() => {
-      this.#immediate = setImmediate(() => {
-        this.#immediate = undefined;
-        if (generation !== this.#generation) return;
-        if (this.#io()?.waitingForInput() === false) this.#recheck(act, attempt);
+    const generation = this.generation;
+    this.immediate = setImmediate(() => {
+      this.immediate = setImmediate(() => {
+        this.immediate = undefined;
+        if (generation !== this.generation) return;
+        if (this.io()?.waitingForInput() === false) this.recheck(act, attempt);
         else {
           const end = act();
-          if (end !== undefined) this.#io()?.endFrame(end);
+          if (end !== undefined) this.io()?.endFrame(end);
         }
       });
     });
@@ -87,25 +87,25 @@ export class PromptConfirmer {
   /** Something new arrived: a pending check no longer applies. */
   cancel(): void {
     // Nothing pending (most cells): no check to call off (the generation only tells pending checks apart).
-    if (this.#timer === undefined && this.#immediate === undefined) return;
-    this.#generation++;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    if (this.#immediate !== undefined) clearImmediate(this.#immediate);
-    this.#timer = undefined;
-    this.#immediate = undefined;
+    if (this.timer === undefined && this.immediate === undefined) return;
+    this.generation++;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
   }
 
-  #recheck(act: () => FrameEnd | undefined, attempt: number): void {
-    const generation = this.#generation;
+  private recheck(act: () => FrameEnd | undefined, attempt: number): void {
+    const generation = this.generation;
     const again = () => {
-      this.#timer = undefined;
-      this.#immediate = undefined;
-      if (generation !== this.#generation) return;
+      this.timer = undefined;
+      this.immediate = undefined;
+      if (generation !== this.generation) return;
       const end = this.confirm(act, attempt + 1);
-      if (end !== undefined) this.#io()?.endFrame(end);
+      if (end !== undefined) this.io()?.endFrame(end);
     };
-    const quick = this.#lingering ? QUICK_LINGERING_RECHECKS : QUICK_RECHECKS;
-    if (attempt < quick) this.#immediate = setImmediate(again);
-    else this.#timer = setTimeout(again, Math.min(2 ** (attempt - quick), MAX_RECHECK_MS));
+    const quick = this.lingering ? QUICK_LINGERING_RECHECKS : QUICK_RECHECKS;
+    if (attempt < quick) this.immediate = setImmediate(again);
+    else this.timer = setTimeout(again, Math.min(2 ** (attempt - quick), MAX_RECHECK_MS));
   }
 }

@@ -153,63 +153,63 @@ class ShellIntegrationDetector implements FrameDetector {
   // 96 random bits, in base64url: every byte of a mark is work for the shell on each prompt (bash's
   // line editor scans its prompt once per character), so the secret is written in 16 characters, not 24.
   readonly #secret = randomText(12, "base64url");
-  readonly #inBand: boolean;
-  readonly #followNested: boolean;
+  private readonly inBand: boolean;
+  private readonly followNested: boolean;
   /** The shell's start-up files (they hold the secret): removed once its first prompt shows they were read. */
-  #startupFiles: PrivateFiles | undefined;
-  readonly #levels: Level[];
-  /** The last of {@link #levels} (see {@link #setTop}). */
-  #top: Level;
-  #boot: Boot | undefined;
+  private startupFiles: PrivateFiles | undefined;
+  private readonly levels: Level[];
+  /** The last of {@link levels} (see {@link setTop}). */
+  private top: Level;
+  private boot: Boot | undefined;
   /** The cell's code, trimmed, when it is one line ("" when blank; most cells): no list is made for it. */
-  #codeLine = "";
+  private codeLine = "";
   /** The cell's non-blank lines, trimmed, when it has several. */
-  #codeLines: string[] | undefined;
-  #io: DetectorIo | undefined;
-  #outputStarted = false;
-  #incomplete = false;
+  private codeLines: string[] | undefined;
+  private io: DetectorIo | undefined;
+  private outputStarted = false;
+  private incomplete = false;
   /** The cell is written but the shell has not accepted its line yet (no newline, no mark since). */
-  #typing = false;
+  private typing = false;
   /** The cell is written and no command of it has started (no C mark yet). */
-  #awaitingStart = false;
+  private awaitingStart = false;
   /** The pending end came without a command before it: it counts once the prompt stays. */
-  #tentative = false;
+  private tentative = false;
   // A prompt that stays: the one after a pasted cell may be a redraw before its Enter reaches the shell.
-  readonly #confirmer = new PromptConfirmer(() => this.#levelIo, { lingering: true });
-  #incompleteWatch: NodeJS.Timeout | undefined;
-  #lastFedAt = 0;
+  private readonly confirmer = new PromptConfirmer(() => this.levelIo, { lingering: true });
+  private incompleteWatch: NodeJS.Timeout | undefined;
+  private lastFedAt = 0;
   /** The end a status mark announced, already the verdict that ends the frame (most cells: handed on as it is). */
-  #pendingEnd: (FrameEnd & { readonly kind: "end" }) | undefined;
+  private pendingEnd: (FrameEnd & { readonly kind: "end" }) | undefined;
   /** Nested programs that ended during the cell (innermost first), reported with its end. */
-  #left: LeftProgram[] = [];
+  private left: LeftProgram[] = [];
   /** A REPL level's cell: its first complete line (the echo) has been seen. */
-  #replOutputStarted = false;
+  private replOutputStarted = false;
   /** While a cell runs: its foreground checked for a nested program (one timer for back-to-back cells). */
-  readonly #nestedWatch = new LapsingInterval(
+  private readonly nestedWatch = new LapsingInterval(
     NESTED_CHECK_MS,
     () => {
-      if (this.#io !== undefined) this.#checkNested(this.#io);
+      if (this.io !== undefined) this.checkNested(this.io);
     },
     { unref: true },
   );
   /** Foreground programs of this cell that are not nested programs we can frame. */
-  #notNested: Set<number> = NOTHING;
+  private notNested: Set<number> = NOTHING;
   /** A REPL seen in the foreground, waiting for its prompt to be confirmed. */
-  #replCandidate: ReplCandidate | undefined;
-  #partialLine = "";
+  private replCandidate: ReplCandidate | undefined;
+  private partialLine = "";
   /** Inside a remote level: the last unfinished line already judged for a nested program. */
-  #remoteTried = "";
-  #bootWatch: NodeJS.Timeout | undefined;
-  /** bash's prompt is drawn, and this step not taken yet (see {@link #readyAfterChunk}). */
-  #readyStep: (() => Verdict | undefined) | undefined;
+  private remoteTried = "";
+  private bootWatch: NodeJS.Timeout | undefined;
+  /** bash's prompt is drawn, and this step not taken yet (see {@link readyAfterChunk}). */
+  private readyStep: (() => Verdict | undefined) | undefined;
   // Made once, not per cell: the prompt's ready step, and taking it at the end of the chunk.
-  readonly #onReadyStep = (): Verdict | undefined => this.#onReady();
-  readonly #takeReadyStepLater = (): void => this.#takeReadyStep();
+  private readonly onReadyStep = (): Verdict | undefined => this.onReady();
+  private readonly takeReadyStepLater = (): void => this.takeReadyStep();
   /** The session calls {@link endOfChunk} after every chunk (it did once): no microtask is needed to wait for the chunk's end. */
-  #toldChunkEnds = false;
+  private toldChunkEnds = false;
   /** The session tells when each chunk came before feeding it (see {@link startOfChunk}): a raw feed reads no clock. */
-  #toldChunkTimes = false;
-  #disposed = false;
+  private toldChunkTimes = false;
+  private disposed = false;
   /**
    * bash's line editor holds an empty line: the last cell was a plain line typed into the local bash
    * (no nesting) that ran a command (its start mark came) and came back to the prompt, and nothing
@@ -219,20 +219,20 @@ class ShellIntegrationDetector implements FrameDetector {
    * when `histverify` puts the line back to be edited) leaves it false until such a cell again.
    * Only where the session tells what it writes (see {@link inputWritten}).
    */
-  #lineEmpty = false;
+  private lineEmpty = false;
   /** The bytes of the cell being typed that may leave the line empty, until the session writes them. */
-  #cellBytes: string | undefined;
+  private cellBytes: string | undefined;
   /** Since the cell was typed, nothing else was written to the terminal. */
-  #cellInputOnly = false;
+  private cellInputOnly = false;
   /** The session tells every write to the terminal (see {@link inputWritten}): it did once. */
-  #toldInput = false;
+  private toldInput = false;
 
   constructor(inBand: boolean, followNested: boolean) {
     this.markPrefix = `${OSC};${this.#secret};`;
-    this.#inBand = inBand;
-    this.#followNested = followNested;
-    this.#levels = [{ tag: "", shell: "bash", clear: clearKeyOf("bash"), remote: inBand }];
-    this.#top = this.#levels[0] as Level;
+    this.inBand = inBand;
+    this.followNested = followNested;
+    this.levels = [{ tag: "", shell: "bash", clear: clearKeyOf("bash"), remote: inBand }];
+    this.top = this.levels[0] as Level;
   }
 
   /**
@@ -240,123 +240,123 @@ class ShellIntegrationDetector implements FrameDetector {
    * container) nobody here can tell whether it reads (the local foreground is ssh, or with
    * ControlMaster not even that), so a moment of quiet stands for it.
    */
-  readonly #levelIo: DetectorIo = {
-    write: (data) => this.#io?.write(data),
-    endFrame: (end) => this.#io?.endFrame(end),
-    waitingForInput: () => (this.#top.remote ? performance.now() - this.#lastFedAt >= REMOTE_QUIET_MS : this.#io?.waitingForInput()),
+  private readonly levelIo: DetectorIo = {
+    write: (data) => this.io?.write(data),
+    endFrame: (end) => this.io?.endFrame(end),
+    waitingForInput: () => (this.top.remote ? performance.now() - this.lastFedAt >= REMOTE_QUIET_MS : this.io?.waitingForInput()),
   };
 
-  /** The program the cells go to now: the last of {@link #levels}, kept at hand (looked up several times a cell). */
-  #setTop(): void {
-    this.#top = this.#levels[this.#levels.length - 1] as Level;
+  /** The program the cells go to now: the last of {@link levels}, kept at hand (looked up several times a cell). */
+  private setTop(): void {
+    this.top = this.levels[this.levels.length - 1] as Level;
     // Another program now reads the terminal: nothing is known of its line.
-    this.#lineEmpty = false;
-    this.#cellInputOnly = false;
+    this.lineEmpty = false;
+    this.cellInputOnly = false;
   }
 
   setup(plan: SpawnPlan): SpawnPlan {
-    if (this.#inBand) return plan; // the shell is elsewhere: the marks are typed at its first prompt
+    if (this.inBand) return plan; // the shell is elsewhere: the marks are typed at its first prompt
     const shell = integratedShell(plan.command);
     if (shell === undefined) {
       throw invalidArgument(
         `shellIntegration() supports ${INTEGRATED_SHELLS.join(", ")}, not \`${plan.command}\`; use shellIntegration({ inBand: true }) for a shell it reaches (ssh, docker exec), detectors.prompt() or detectors.repeatEnter()`,
       );
     }
-    const base = this.#levels[0] as Level;
+    const base = this.levels[0] as Level;
     base.shell = shell;
     base.clear = clearKeyOf(shell, plan.args);
     // Every shell reads the marks (and so the secret) from a private file of ours, never from its
     // command line, which any process can read.
-    this.#startupFiles = new PrivateFiles();
+    this.startupFiles = new PrivateFiles();
     try {
-      return installShell(shell, plan, this.#startupFiles, this.markPrefix);
+      return installShell(shell, plan, this.startupFiles, this.markPrefix);
     } catch (error) {
-      this.#removeStartupFiles();
+      this.removeStartupFiles();
       throw error;
     }
   }
 
   attach(io: DetectorIo): void {
-    this.#io = io;
-    if (!this.#inBand) return;
+    this.io = io;
+    if (!this.inBand) return;
     // In-band: the probe is typed once the program's first prompt is there.
-    this.#lastFedAt = performance.now();
-    this.#startBoot(0, undefined);
+    this.lastFedAt = performance.now();
+    this.startBoot(0, undefined);
   }
 
-  #stopBootWatch(): void {
-    if (this.#bootWatch !== undefined) clearInterval(this.#bootWatch);
-    this.#bootWatch = undefined;
+  private stopBootWatch(): void {
+    if (this.bootWatch !== undefined) clearInterval(this.bootWatch);
+    this.bootWatch = undefined;
   }
 
   clearLineSequence(): string {
-    return this.#top.repl === undefined ? (this.#top.clear ?? "") : "";
+    return this.top.repl === undefined ? (this.top.clear ?? "") : "";
   }
 
   interruptByKey(): boolean {
-    return this.#top.remote;
+    return this.top.remote;
   }
 
   nestedStack(): readonly NestedProgram[] {
-    return this.#levels.slice(1).map((level) => level.program as NestedProgram);
+    return this.levels.slice(1).map((level) => level.program as NestedProgram);
   }
 
   interruptSequence(): string {
-    return this.#top.repl?.interruptSequence?.() ?? "\x03";
+    return this.top.repl?.interruptSequence?.() ?? "\x03";
   }
 
   encode(code: string): string {
-    const lineEmpty = this.#lineEmpty;
-    this.#lineEmpty = false;
-    this.#cellInputOnly = false;
-    this.#cellBytes = undefined;
+    const lineEmpty = this.lineEmpty;
+    this.lineEmpty = false;
+    this.cellInputOnly = false;
+    this.cellBytes = undefined;
     // Printable ASCII (most cells) holds no line end.
     const plainLine = PLAIN_LINE.test(code);
     if (!plainLine && code.includes("\n")) {
-      this.#codeLines = code
+      this.codeLines = code
         .split("\n")
         .map((line) => line.trim())
         .filter((line) => line !== "");
-      this.#codeLine = "";
+      this.codeLine = "";
     } else {
-      this.#codeLines = undefined;
-      this.#codeLine = code.trim();
+      this.codeLines = undefined;
+      this.codeLine = code.trim();
     }
-    this.#outputStarted = false;
-    this.#incomplete = false;
-    this.#typing = true;
-    this.#awaitingStart = true;
-    this.#tentative = false;
-    this.#confirmer.cancel();
-    this.#pendingEnd = undefined;
+    this.outputStarted = false;
+    this.incomplete = false;
+    this.typing = true;
+    this.awaitingStart = true;
+    this.tentative = false;
+    this.confirmer.cancel();
+    this.pendingEnd = undefined;
     // Emptied only when not empty (clearing a Set makes it a new table; most cells leave both empty).
-    if (this.#left.length > 0) this.#left = [];
-    if (this.#notNested.size > 0) this.#notNested.clear();
-    this.#replCandidate = undefined;
-    this.#remoteTried = "";
-    const top = this.#top;
+    if (this.left.length > 0) this.left = [];
+    if (this.notNested.size > 0) this.notNested.clear();
+    this.replCandidate = undefined;
+    this.remoteTried = "";
+    const top = this.top;
     if (top.repl !== undefined) {
-      this.#replOutputStarted = false;
-      this.#awaitingStart = false;
+      this.replOutputStarted = false;
+      this.awaitingStart = false;
       return top.repl.encode?.(code) ?? `${code}\r`;
     }
-    if (this.#followNested) this.#watchNested();
+    if (this.followNested) this.watchNested();
     if (top.shell === "sh" || top.shell === "dash") {
       // No line editor and no paste mode: the cell is read whole as a quoted heredoc, then run as one
       // unit. Ctrl-U first drops whatever was typed ahead since the prompt.
       const end = `AGENT_TTY_${randomBytes(6).toString("hex")}`;
       return `${TTY_KILL}__agent_tty_start; eval "$(cat <<'${end}'\r${code.replace(/\n/g, "\r")}\r${end}\r)"; __agent_tty_end\r`;
     }
-    if (top.shell === "fish") this.#watchIncomplete(top.remote ? REMOTE_INCOMPLETE_QUIET_MS : INCOMPLETE_QUIET_MS);
+    if (top.shell === "fish") this.watchIncomplete(top.remote ? REMOTE_INCOMPLETE_QUIET_MS : INCOMPLETE_QUIET_MS);
     // The line is cleared first: whatever reached the line editor since the prompt (a terminal's
     // answer to a query nobody read, a stray key) is dropped instead of being run with the cell. Not
-    // when the line is known to be empty (see #lineEmpty). A short one-line cell is typed; anything
+    // when the line is known to be empty (see lineEmpty). A short one-line cell is typed; anything
     // else is pasted, so it runs as one unit and no tab completes.
     const clear = lineEmpty ? "" : (top.clear ?? "");
     if (code.length <= TYPED_CELL_MAX_CHARS && plainLine) {
       const bytes = `${clear}${code}\r`;
-      if (top.shell === "bash" && top.clear !== TTY_KILL && !top.remote && this.#levels.length === 1 && this.#toldInput) {
-        this.#cellBytes = bytes;
+      if (top.shell === "bash" && top.clear !== TTY_KILL && !top.remote && this.levels.length === 1 && this.toldInput) {
+        this.cellBytes = bytes;
       }
       return bytes;
     }
@@ -366,7 +366,7 @@ class ShellIntegrationDetector implements FrameDetector {
   linesNeeded(): number {
     // Once a command's output started, complete lines tell it nothing (marks do) but that the
     // unfinished line is gone: the last one says it. Nested programs and REPLs read every line.
-    return this.#outputStarted && this.#incompleteWatch === undefined && this.#boot === undefined && this.#top.repl === undefined
+    return this.outputStarted && this.incompleteWatch === undefined && this.boot === undefined && this.top.repl === undefined
       ? 1
       : Infinity;
   }
@@ -376,7 +376,7 @@ class ShellIntegrationDetector implements FrameDetector {
     if ("raw" in event) {
       // Every chunk of output comes raw first (its lines and marks follow): when the program last printed
       // (the session told the time the chunk came, see `startOfChunk`, once it did that once).
-      if (!this.#toldChunkTimes) this.#lastFedAt = performance.now();
+      if (!this.toldChunkTimes) this.lastFedAt = performance.now();
       return this.feedRaw();
     }
     if ("mark" in event) return this.feedMark(event.mark);
@@ -390,18 +390,18 @@ class ShellIntegrationDetector implements FrameDetector {
    * @internal
    */
   feedRaw(): Verdict | undefined {
-    const boot = this.#boot;
+    const boot = this.boot;
     if (boot === undefined || boot.hide !== true) return undefined;
-    return this.#endHiddenBoot(boot);
+    return this.endHiddenBoot(boot);
   }
 
   /** `feed({ mark })` (see {@link feedRaw}). @internal */
   feedMark(full: string): Verdict | undefined {
-    let boot = this.#boot;
-    if (boot !== undefined && boot.hide === true) return this.#endHiddenBoot(boot);
-    if (this.#readyStep !== undefined) {
-      this.#takeReadyStep();
-      boot = this.#boot;
+    let boot = this.boot;
+    if (boot !== undefined && boot.hide === true) return this.endHiddenBoot(boot);
+    if (this.readyStep !== undefined) {
+      this.takeReadyStep();
+      boot = this.boot;
     }
     const body = full.slice(this.markPrefix.length);
     // The session's own shell (depth 0) tags nothing: its marks start with their kind, a letter.
@@ -414,61 +414,61 @@ class ShellIntegrationDetector implements FrameDetector {
       // bash's working directory, printed before a prompt when it changed: remembered, never an end.
       if (boot !== undefined && depth === boot.depth) boot.cwd = mark.slice(2);
       else {
-        const level = this.#levels[depth];
+        const level = this.levels[depth];
         if (level !== undefined) level.cwd = mark.slice(2);
       }
       return undefined;
     }
     if (boot !== undefined) {
-      if (depth === boot.depth) return this.#onBootMark(boot, mark);
+      if (depth === boot.depth) return this.onBootMark(boot, mark);
       if (depth > boot.depth) return undefined;
       // A program below it is back at its prompt: the program being set up ended first.
-      this.#cancelBoot();
+      this.cancelBoot();
     }
-    const top = this.#levels.length - 1;
+    const top = this.levels.length - 1;
     if (depth > top) return undefined;
-    if (depth < top) this.#leaveTo(depth, mark);
-    else if (this.#top.repl !== undefined) return undefined;
-    return this.#onLevelMark(mark, kind);
+    if (depth < top) this.leaveTo(depth, mark);
+    else if (this.top.repl !== undefined) return undefined;
+    return this.onLevelMark(mark, kind);
   }
 
   /** `feed({ line, partial })` (see {@link feedRaw}). @internal */
   feedLine(line: string, partial: boolean): Verdict | undefined {
-    const boot = this.#boot;
-    this.#partialLine = partial ? line : "";
+    const boot = this.boot;
+    this.partialLine = partial ? line : "";
     if (boot !== undefined) {
-      if (boot.hide === true) return this.#endHiddenBoot(boot);
+      if (boot.hide === true) return this.endHiddenBoot(boot);
       if (boot.probes > 0) return partial ? undefined : ECHO;
     }
-    const repl = this.#top.repl;
-    if (repl !== undefined) return this.#feedRepl(repl, { line, partial });
+    const repl = this.top.repl;
+    if (repl !== undefined) return this.feedRepl(repl, { line, partial });
     if (partial) return undefined;
-    this.#typing = false;
-    return !this.#outputStarted && (this.#incomplete || this.#looksLikeEcho(line)) ? ECHO : undefined;
+    this.typing = false;
+    return !this.outputStarted && (this.incomplete || this.looksLikeEcho(line)) ? ECHO : undefined;
   }
 
   /** The bootstrap of a nested program starts here: nothing after this is the cell's output. */
-  #endHiddenBoot(boot: Boot): Verdict {
+  private endHiddenBoot(boot: Boot): Verdict {
     boot.hide = false;
     return outputEnd();
   }
 
-  #feedRepl(repl: FrameDetector, event: Extract<DetectorInput, { line: string }>): Verdict | undefined {
+  private feedRepl(repl: FrameDetector, event: Extract<DetectorInput, { line: string }>): Verdict | undefined {
     const verdict = replVerdict(repl, event);
-    if (!event.partial && !this.#replOutputStarted) {
+    if (!event.partial && !this.replOutputStarted) {
       // The first line back is the echo of the typed line (after the REPL's prompt): output starts after it.
-      this.#replOutputStarted = true;
+      this.replOutputStarted = true;
       return OUTPUT_START;
     }
     return verdict;
   }
 
   /** Programs above `depth` ended: the shell there printed its status mark. */
-  #leaveTo(depth: number, mark: string): void {
+  private leaveTo(depth: number, mark: string): void {
     const exitCode = mark.startsWith("D;") ? Number.parseInt(mark.slice(2), 10) : Number.NaN;
     const code = Number.isNaN(exitCode) ? null : exitCode;
-    const popped = this.#levels.splice(depth + 1);
-    this.#setTop();
+    const popped = this.levels.splice(depth + 1);
+    this.setTop();
     const outermost = popped[0];
     for (const level of popped.reverse()) {
       level.repl?.dispose?.();
@@ -477,42 +477,42 @@ class ShellIntegrationDetector implements FrameDetector {
       // connection fails; a remote `exit 255` looks the same.
       const exitCode = level === outermost ? code : null;
       const lost = program.name === "ssh" && exitCode === 255;
-      this.#left.push({ ...program, exitCode, reason: lost ? "connection_lost" : "exit" });
+      this.left.push({ ...program, exitCode, reason: lost ? "connection_lost" : "exit" });
     }
-    this.#stopNestedWatch();
+    this.stopNestedWatch();
     // Whatever the cell was doing up there, its end is now the shell's.
-    this.#typing = false;
-    this.#awaitingStart = false;
-    this.#tentative = false;
-    this.#outputStarted = true;
+    this.typing = false;
+    this.awaitingStart = false;
+    this.tentative = false;
+    this.outputStarted = true;
   }
 
   /** A mark of the program the cells go to; `kind`: its first character's code. */
-  #onLevelMark(mark: string, kind: number): Verdict | undefined {
+  private onLevelMark(mark: string, kind: number): Verdict | undefined {
     switch (kind) {
       case 0x43 /* C */:
-        this.#typing = false;
-        this.#awaitingStart = false;
-        this.#tentative = false;
-        this.#confirmer.cancel();
-        if (this.#outputStarted) return undefined;
-        this.#outputStarted = true;
+        this.typing = false;
+        this.awaitingStart = false;
+        this.tentative = false;
+        this.confirmer.cancel();
+        if (this.outputStarted) return undefined;
+        this.outputStarted = true;
         return OUTPUT_START;
       case 0x44 /* D */: {
-        const verdict = this.#onStatus(mark);
+        const verdict = this.onStatus(mark);
         // bash's status mark opens its prompt and is the prompt's only mark: it is ready too.
-        if (this.#top.shell === "bash" && this.#pendingEnd !== undefined) this.#readyAfterChunk(this.#onReadyStep);
+        if (this.top.shell === "bash" && this.pendingEnd !== undefined) this.readyAfterChunk(this.onReadyStep);
         return verdict;
       }
       case 0x50 /* P */:
         // A continuation prompt: the cell is incomplete (open quote, block or heredoc). Cancel it
         // rather than wait for input that will never come; bash and zsh report status 130.
         // Outside a cell it is a person's multi-line command: theirs to finish.
-        if (this.#outputStarted || this.#incomplete || !this.#awaitingStart) return undefined;
-        this.#cancelIncomplete();
+        if (this.outputStarted || this.incomplete || !this.awaitingStart) return undefined;
+        this.cancelIncomplete();
         return OUTPUT_START;
       case 0x42 /* B */:
-        return this.#onReady();
+        return this.onReady();
       default:
         return undefined;
     }
@@ -524,11 +524,11 @@ class ShellIntegrationDetector implements FrameDetector {
    * when the ready step runs, as it would for a ready mark at the prompt's end. One mark fewer
    * costs bash a fifth of its work per cell: its line editor scans the prompt once per byte.
    */
-  #readyAfterChunk(ready: () => Verdict | undefined): void {
-    if (this.#readyStep !== undefined) return;
-    this.#readyStep = ready;
+  private readyAfterChunk(ready: () => Verdict | undefined): void {
+    if (this.readyStep !== undefined) return;
+    this.readyStep = ready;
     // The session says when a chunk ends (see `endOfChunk`); until it did once, a microtask stands for it.
-    if (!this.#toldChunkEnds) void Promise.resolve().then(this.#takeReadyStepLater);
+    if (!this.toldChunkEnds) void Promise.resolve().then(this.takeReadyStepLater);
   }
 
   /**
@@ -538,8 +538,8 @@ class ShellIntegrationDetector implements FrameDetector {
    * @internal
    */
   startOfChunk(at: number): void {
-    this.#toldChunkTimes = true;
-    this.#lastFedAt = at;
+    this.toldChunkTimes = true;
+    this.lastFedAt = at;
   }
 
   /**
@@ -550,8 +550,8 @@ class ShellIntegrationDetector implements FrameDetector {
    * @internal
    */
   endOfChunk(): void {
-    this.#toldChunkEnds = true;
-    if (this.#readyStep !== undefined) this.#takeReadyStep();
+    this.toldChunkEnds = true;
+    if (this.readyStep !== undefined) this.takeReadyStep();
   }
 
   /**
@@ -562,87 +562,87 @@ class ShellIntegrationDetector implements FrameDetector {
    * @internal
    */
   inputWritten(data: string): void {
-    this.#toldInput = true;
-    if (data === this.#cellBytes) {
-      this.#cellBytes = undefined;
-      this.#cellInputOnly = true;
+    this.toldInput = true;
+    if (data === this.cellBytes) {
+      this.cellBytes = undefined;
+      this.cellInputOnly = true;
       return;
     }
-    this.#cellBytes = undefined;
-    this.#cellInputOnly = false;
-    this.#lineEmpty = false;
+    this.cellBytes = undefined;
+    this.cellInputOnly = false;
+    this.lineEmpty = false;
   }
 
   /** Takes the ready step now: at the end of the chunk, or before a later mark of the same chunk (as a ready mark would have come first). */
-  #takeReadyStep(): void {
-    const ready = this.#readyStep;
-    this.#readyStep = undefined;
-    if (ready === undefined || this.#disposed) return;
+  private takeReadyStep(): void {
+    const ready = this.readyStep;
+    this.readyStep = undefined;
+    if (ready === undefined || this.disposed) return;
     const verdict = ready();
-    if (verdict?.kind === "end") this.#io?.endFrame(verdict);
+    if (verdict?.kind === "end") this.io?.endFrame(verdict);
   }
 
   /** A status mark: `D;<status>;<cwd>` (the cwd may hold ";"), or bash's `D;<status>` (its cwd comes in W marks). */
-  #onStatus(mark: string): Verdict | undefined {
+  private onStatus(mark: string): Verdict | undefined {
     // The line editor redrawing its prompt (a resize) while the cell is typed: not the cell's end.
-    if (this.#typing) return undefined;
+    if (this.typing) return undefined;
     // Only the first status mark before the prompt counts (fish may add one from its prompt).
-    if (this.#pendingEnd !== undefined) return undefined;
+    if (this.pendingEnd !== undefined) return undefined;
     // D;<status>;<cwd> (the cwd may hold ";"); bash's D;<status>: the directory last said.
     // bash's D;<status> with a one-digit status (most cells): read as it is.
     const digit = mark.length === 3 ? mark.charCodeAt(2) - 0x30 : -1;
     const oneDigit = digit >= 0 && digit <= 9;
     const fieldsEnd = oneDigit ? -1 : mark.indexOf(";", 2);
     const exitCode = oneDigit ? digit : Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
-    const top = this.#top;
+    const top = this.top;
     if (fieldsEnd !== -1) top.cwd = mark.slice(fieldsEnd + 1);
-    this.#pendingEnd = { kind: "end", exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
+    this.pendingEnd = { kind: "end", exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
     // A command of the typed line ran (its start mark came) and the shell is back at its prompt: its line is empty.
-    this.#lineEmpty = this.#cellInputOnly && !this.#awaitingStart && !this.#incomplete;
-    this.#cellInputOnly = false;
-    if (this.#awaitingStart && !this.#incomplete) {
+    this.lineEmpty = this.cellInputOnly && !this.awaitingStart && !this.incomplete;
+    this.cellInputOnly = false;
+    if (this.awaitingStart && !this.incomplete) {
       // No command started: the cell ran none (a comment, a syntax error), or the line editor
       // redrew its prompt between accepting the line and running it. Only a prompt that stays ends it.
-      this.#tentative = true;
+      this.tentative = true;
       return undefined;
     }
-    this.#outputStarted = true;
-    return this.#incomplete ? INCOMPLETE : outputEnd();
+    this.outputStarted = true;
+    return this.incomplete ? INCOMPLETE : outputEnd();
   }
 
   /** The prompt is drawn (a ready mark): the pending end, if any, ends the frame. */
-  #onReady(): Verdict | undefined {
+  private onReady(): Verdict | undefined {
     // Read by now: the shell has drawn its first prompt. Removed after the ready prompt is handled.
-    if (this.#startupFiles !== undefined) setImmediate(() => this.#removeStartupFiles());
+    if (this.startupFiles !== undefined) setImmediate(() => this.removeStartupFiles());
     // A prompt without a finished command before it is readline redrawing the line.
-    const end = this.#pendingEnd;
-    this.#pendingEnd = undefined;
-    if (end === undefined || !this.#tentative) {
+    const end = this.pendingEnd;
+    this.pendingEnd = undefined;
+    if (end === undefined || !this.tentative) {
       // Back at the prompt: a command a person types next (outside any cell) starts its own output.
       if (end !== undefined) {
-        this.#outputStarted = false;
-        this.#stopNestedWatch();
+        this.outputStarted = false;
+        this.stopNestedWatch();
       }
       if (end === undefined) return undefined;
       // Most cells neither enter nor leave a nested program: their end as it is.
-      if (this.#left.length === 0) return end;
-      return frameEnd(this.#withNesting(end));
+      if (this.left.length === 0) return end;
+      return frameEnd(this.withNesting(end));
     }
-    this.#tentative = false;
-    const confirmed = this.#confirmer.confirm(() => {
-      this.#awaitingStart = false;
-      this.#stopNestedWatch();
+    this.tentative = false;
+    const confirmed = this.confirmer.confirm(() => {
+      this.awaitingStart = false;
+      this.stopNestedWatch();
       return end;
     });
     return confirmed === undefined ? undefined : frameEnd(confirmed);
   }
 
   /** Adds what the cell did to the stack of nested programs to its end. */
-  #withNesting(end: FrameEnd): FrameEnd {
-    if (this.#left.length === 0) return end;
-    const left = this.#left;
-    this.#left = [];
-    const back = this.#top.program?.name ?? "the session's program";
+  private withNesting(end: FrameEnd): FrameEnd {
+    if (this.left.length === 0) return end;
+    const left = this.left;
+    this.left = [];
+    const back = this.top.program?.name ?? "the session's program";
     const note = left
       .map((program) =>
         program.reason === "connection_lost"
@@ -656,13 +656,13 @@ class ShellIntegrationDetector implements FrameDetector {
   // ── In-band bootstrap ──────────────────────────────────────────────
 
   /** Types the probe that asks which shell answers; its answer (an I mark) brings the marks. */
-  #startBoot(depth: number, program: Omit<NestedProgram, "shell"> | undefined, anyPrompt = false): void {
+  private startBoot(depth: number, program: Omit<NestedProgram, "shell"> | undefined, anyPrompt = false): void {
     const boot: Boot = { depth, stage: "probe", hide: false, anyPrompt, probes: 0, probedAt: 0 };
     if (program !== undefined) (boot as { program?: typeof program }).program = program;
-    this.#boot = boot;
-    this.#stopBootWatch();
-    this.#bootWatch = setInterval(() => this.#bootTick(boot), BOOT_CHECK_MS);
-    this.#bootWatch.unref();
+    this.boot = boot;
+    this.stopBootWatch();
+    this.bootWatch = setInterval(() => this.bootTick(boot), BOOT_CHECK_MS);
+    this.bootWatch.unref();
   }
 
   /**
@@ -671,25 +671,25 @@ class ShellIntegrationDetector implements FrameDetector {
    * through ControlMaster drops it), or after a long silence (a shell with an empty prompt). Typed
    * again when no shell answered, a few times; a nested program that never answers is left alone.
    */
-  #bootTick(boot: Boot): void {
-    if (this.#boot !== boot || boot.stage !== "probe") {
-      if (this.#boot !== boot) this.#stopBootWatch();
+  private bootTick(boot: Boot): void {
+    if (this.boot !== boot || boot.stage !== "probe") {
+      if (this.boot !== boot) this.stopBootWatch();
       return;
     }
     const now = performance.now();
     if (boot.depth > 0 && boot.probes >= MAX_PROBES && now - boot.probedAt >= PROBE_RETRY_MS) {
       // No shell answered: leave the program alone (it stays awaiting input).
-      this.#cancelBoot();
-      if (boot.program?.pid != null) (this.#notNested = own(this.#notNested)).add(boot.program.pid);
+      this.cancelBoot();
+      if (boot.program?.pid != null) (this.notNested = own(this.notNested)).add(boot.program.pid);
       return;
     }
     if (boot.probes >= MAX_PROBES || (boot.probes > 0 && now - boot.probedAt < PROBE_RETRY_MS)) return;
-    const quiet = now - this.#lastFedAt;
-    const partial = this.#partialLine;
+    const quiet = now - this.lastFedAt;
+    const partial = this.partialLine;
     // Never at a password or yes/no question (ssh's, sudo's): the probe would be the answer.
     if (ASKS_SECRET_OR_QUESTION.test(partial)) return;
     const promptLike = partial !== "" && (boot.anyPrompt || SHELL_PROMPT_END.test(partial));
-    const atPrompt = promptLike && quiet >= BOOT_QUIET_MS && this.#levelIo.waitingForInput() !== false;
+    const atPrompt = promptLike && quiet >= BOOT_QUIET_MS && this.levelIo.waitingForInput() !== false;
     if (!atPrompt && quiet < BOOT_SILENT_MS) return;
     boot.probes++;
     boot.probedAt = now;
@@ -697,10 +697,10 @@ class ShellIntegrationDetector implements FrameDetector {
     if (boot.depth > 0 && boot.probes === 1) boot.hide = true;
     const tag = boot.depth === 0 ? "" : `${boot.depth}:`;
     // A leading space keeps it out of the history of shells that ignore such lines (bash's ignorespace, zsh, fish).
-    this.#io?.write(` printf '\\033]${this.markPrefix}${tag}I;%s;%s;%s\\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"\r`);
+    this.io?.write(` printf '\\033]${this.markPrefix}${tag}I;%s;%s;%s\\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"\r`);
   }
 
-  #onBootMark(boot: Boot, mark: string): Verdict | undefined {
+  private onBootMark(boot: Boot, mark: string): Verdict | undefined {
     const kind = mark.charAt(0);
     if (kind === "I" && boot.stage === "probe") {
       const [bash = "", zsh = "", fish = ""] = mark.slice(2).split(";");
@@ -708,9 +708,9 @@ class ShellIntegrationDetector implements FrameDetector {
       boot.stage = "install";
       const prefix = `${this.markPrefix}${boot.depth === 0 ? "" : `${boot.depth}:`}`;
       const script = marksOf(shell, prefix);
-      this.#io?.write(` ${script.join("; ")}\r`);
+      this.io?.write(` ${script.join("; ")}\r`);
       if (boot.depth === 0) {
-        const base = this.#levels[0] as Level;
+        const base = this.levels[0] as Level;
         base.shell = shell;
         base.clear = clearKeyOf(shell);
       } else {
@@ -723,20 +723,20 @@ class ShellIntegrationDetector implements FrameDetector {
       // Other shells' status marks carry the directory; bash's came before, in a W mark.
       const fieldsEnd = mark.indexOf(";", 2);
       if (fieldsEnd !== -1) boot.cwd = mark.slice(fieldsEnd + 1);
-      const shell = boot.depth === 0 ? (this.#levels[0] as Level).shell : (boot as { shell?: Shell }).shell;
-      if (shell === "bash") this.#readyAfterChunk(() => (this.#boot === boot ? this.#onBootMark(boot, "B") : undefined));
+      const shell = boot.depth === 0 ? (this.levels[0] as Level).shell : (boot as { shell?: Shell }).shell;
+      if (shell === "bash") this.readyAfterChunk(() => (this.boot === boot ? this.onBootMark(boot, "B") : undefined));
       return undefined;
     }
     if (kind !== "B") return undefined;
     // The marks are in: the shell's prompt now says so.
-    this.#cancelBoot();
+    this.cancelBoot();
     if (boot.depth === 0) {
-      (this.#levels[0] as Level).cwd = boot.cwd;
+      (this.levels[0] as Level).cwd = boot.cwd;
       return frameEnd({ cwd: boot.cwd ?? "" });
     }
     const shell = (boot as { shell?: Shell }).shell ?? "sh";
     const program: NestedProgram = { ...(boot.program as Omit<NestedProgram, "shell">), shell };
-    this.#levels.push({
+    this.levels.push({
       tag: `${boot.depth}:`,
       shell,
       clear: clearKeyOf(shell),
@@ -744,19 +744,19 @@ class ShellIntegrationDetector implements FrameDetector {
       remote: program.remote,
       cwd: boot.cwd,
     });
-    this.#setTop();
-    return frameEnd(this.#entered(program, boot.cwd));
+    this.setTop();
+    return frameEnd(this.entered(program, boot.cwd));
   }
 
-  #cancelBoot(): void {
-    this.#stopBootWatch();
-    this.#boot = undefined;
+  private cancelBoot(): void {
+    this.stopBootWatch();
+    this.boot = undefined;
   }
 
-  #entered(program: NestedProgram, cwd: string | undefined): FrameEnd {
-    this.#stopNestedWatch();
-    this.#outputStarted = false;
-    this.#pendingEnd = undefined;
+  private entered(program: NestedProgram, cwd: string | undefined): FrameEnd {
+    this.stopNestedWatch();
+    this.outputStarted = false;
+    this.pendingEnd = undefined;
     const end: FrameEnd = { exitCode: null, nested: { entered: program, stack: this.nestedStack() } };
     if (cwd !== undefined && cwd !== "") end.cwd = cwd;
     return end;
@@ -768,34 +768,34 @@ class ShellIntegrationDetector implements FrameDetector {
    * While a cell runs, watches the terminal's foreground: a program the cell started that waits at
    * its own prompt (a shell, ssh, su, a REPL) becomes the next level.
    */
-  #watchNested(): void {
-    const io = this.#io;
-    if (io === undefined || (io.foreground === undefined && !this.#top.remote)) this.#stopNestedWatch();
+  private watchNested(): void {
+    const io = this.io;
+    if (io === undefined || (io.foreground === undefined && !this.top.remote)) this.stopNestedWatch();
     // (The cell's `encode` already forgot the last cell's REPL candidate.)
-    else this.#nestedWatch.start();
+    else this.nestedWatch.start();
   }
 
-  #stopNestedWatch(): void {
-    this.#nestedWatch.stop();
-    this.#replCandidate = undefined;
+  private stopNestedWatch(): void {
+    this.nestedWatch.stop();
+    this.replCandidate = undefined;
   }
 
-  #checkNested(io: DetectorIo): void {
-    if (this.#boot !== undefined || !this.#outputStarted || this.#pendingEnd !== undefined) return;
-    if (this.#top.remote) {
-      this.#checkNestedRemote();
+  private checkNested(io: DetectorIo): void {
+    if (this.boot !== undefined || !this.outputStarted || this.pendingEnd !== undefined) return;
+    if (this.top.remote) {
+      this.checkNestedRemote();
       return;
     }
-    if (performance.now() - this.#lastFedAt < NESTED_QUIET_MS) return;
+    if (performance.now() - this.lastFedAt < NESTED_QUIET_MS) return;
     const fg = io.foreground?.();
-    if (fg === undefined || fg.isSessionProgram || this.#notNested.has(fg.pid)) return;
-    if (this.#levels.some((level) => level.program?.pid === fg.pid)) return;
+    if (fg === undefined || fg.isSessionProgram || this.notNested.has(fg.pid)) return;
+    if (this.levels.some((level) => level.program?.pid === fg.pid)) return;
     // ssh sharing a connection (ControlMaster) hands the terminal to its master: it is never seen reading it.
     if (!fg.waiting && !REMOTE_PROGRAMS.has(fg.name)) return;
     const commandLine = fg.commandLine.length > 0 ? fg.commandLine : [fg.name];
-    const candidate = this.#replCandidate;
+    const candidate = this.replCandidate;
     if (candidate !== undefined && candidate.pid === fg.pid) {
-      this.#offerReplPrompt(candidate);
+      this.offerReplPrompt(candidate);
       return;
     }
     const kind = classifyNested(
@@ -804,7 +804,7 @@ class ShellIntegrationDetector implements FrameDetector {
       (command, args) => replDetector(command, args) !== undefined,
     );
     if (kind === undefined) {
-      (this.#notNested = own(this.#notNested)).add(fg.pid);
+      (this.notNested = own(this.notNested)).add(fg.pid);
       return;
     }
     const program = {
@@ -812,16 +812,16 @@ class ShellIntegrationDetector implements FrameDetector {
       pid: fg.pid,
       commandLine: commandLine.join(" "),
       kind: kind.kind,
-      remote: kind.kind === "shell" && (kind.remote || this.#top.remote),
-      depth: this.#levels.length,
+      remote: kind.kind === "shell" && (kind.remote || this.top.remote),
+      depth: this.levels.length,
     };
     if (kind.kind === "shell") {
       // A shell in the foreground waits at its prompt, whatever it looks like; ssh or su may be asking a password.
-      this.#startBoot(this.#levels.length, program, integratedShell(fg.name) !== undefined);
+      this.startBoot(this.levels.length, program, integratedShell(fg.name) !== undefined);
       return;
     }
     const [command = "", ...args] = commandLine;
-    this.#adoptRepl(replDetector(command, args) as FrameDetector, program as NestedProgram);
+    this.adoptRepl(replDetector(command, args) as FrameDetector, program as NestedProgram);
   }
 
   /**
@@ -829,56 +829,56 @@ class ShellIntegrationDetector implements FrameDetector {
    * quiet, at a known REPL's prompt (`>>> `, `db=# `) or at what looks like a shell's (`$ `, `# `,
    * `% `) is taken for a nested program; a shell must answer the probe to become one.
    */
-  #checkNestedRemote(): void {
-    const candidate = this.#replCandidate;
+  private checkNestedRemote(): void {
+    const candidate = this.replCandidate;
     if (candidate !== undefined) {
-      this.#offerReplPrompt(candidate);
+      this.offerReplPrompt(candidate);
       return;
     }
-    if (performance.now() - this.#lastFedAt < REMOTE_NESTED_QUIET_MS) return;
-    const partial = this.#partialLine;
-    if (partial === "" || partial === this.#remoteTried) return;
-    this.#remoteTried = partial;
-    const lines = this.#codeLines;
-    const line = lines === undefined ? this.#codeLine : (lines[lines.length - 1] ?? "");
+    if (performance.now() - this.lastFedAt < REMOTE_NESTED_QUIET_MS) return;
+    const partial = this.partialLine;
+    if (partial === "" || partial === this.remoteTried) return;
+    this.remoteTried = partial;
+    const lines = this.codeLines;
+    const line = lines === undefined ? this.codeLine : (lines[lines.length - 1] ?? "");
     const name = basename(
       line.split(/\s+/).find((word) => word !== "" && !word.includes("=") && word !== "exec" && word !== "sudo") ?? line,
     );
-    const program = { name, pid: null, commandLine: line, remote: true, depth: this.#levels.length };
+    const program = { name, pid: null, commandLine: line, remote: true, depth: this.levels.length };
     const repl = replDetectorForPrompt(partial);
     if (repl !== undefined) {
-      this.#adoptRepl(repl, { ...program, kind: "repl" });
+      this.adoptRepl(repl, { ...program, kind: "repl" });
       return;
     }
-    if (REMOTE_SHELL_PROMPT.test(partial)) this.#startBoot(this.#levels.length, { ...program, kind: "shell" });
+    if (REMOTE_SHELL_PROMPT.test(partial)) this.startBoot(this.levels.length, { ...program, kind: "shell" });
   }
 
-  #adoptRepl(detector: FrameDetector, program: NestedProgram): void {
+  private adoptRepl(detector: FrameDetector, program: NestedProgram): void {
     const replCandidate: ReplCandidate = { pid: program.pid ?? -1, detector, program, fedPartial: "" };
     detector.attach?.({
-      write: (data) => this.#io?.write(data),
-      waitingForInput: () => this.#levelIo.waitingForInput(),
-      endFrame: (end) => this.#onReplEnd(replCandidate, end ?? {}),
+      write: (data) => this.io?.write(data),
+      waitingForInput: () => this.levelIo.waitingForInput(),
+      endFrame: (end) => this.onReplEnd(replCandidate, end ?? {}),
     });
-    this.#replCandidate = replCandidate;
-    this.#offerReplPrompt(replCandidate);
+    this.replCandidate = replCandidate;
+    this.offerReplPrompt(replCandidate);
   }
 
   /** Shows a REPL candidate the line it left unfinished: its prompt, once confirmed, makes it the next level. */
-  #offerReplPrompt(candidate: ReplCandidate): void {
-    const partial = this.#partialLine;
+  private offerReplPrompt(candidate: ReplCandidate): void {
+    const partial = this.partialLine;
     if (partial === "" || partial === candidate.fedPartial) return;
     candidate.fedPartial = partial;
     const verdict = replVerdict(candidate.detector, { line: partial, partial: true });
-    if (verdict?.kind === "end") this.#onReplEnd(candidate, verdict);
+    if (verdict?.kind === "end") this.onReplEnd(candidate, verdict);
   }
 
   /** A REPL's prompt detector ended a frame: the REPL just became the next level, or one of its cells ended. */
-  #onReplEnd(candidate: { readonly detector: FrameDetector; readonly program: NestedProgram }, end: FrameEnd): void {
-    if (this.#replCandidate === candidate) {
-      this.#replCandidate = undefined;
-      if (this.#boot !== undefined || this.#pendingEnd !== undefined) return;
-      this.#levels.push({
+  private onReplEnd(candidate: { readonly detector: FrameDetector; readonly program: NestedProgram }, end: FrameEnd): void {
+    if (this.replCandidate === candidate) {
+      this.replCandidate = undefined;
+      if (this.boot !== undefined || this.pendingEnd !== undefined) return;
+      this.levels.push({
         tag: `${candidate.program.depth}:`,
         shell: "sh",
         clear: undefined,
@@ -886,22 +886,22 @@ class ShellIntegrationDetector implements FrameDetector {
         program: candidate.program,
         remote: false,
       });
-      this.#setTop();
-      this.#io?.endFrame(this.#entered(candidate.program, undefined));
+      this.setTop();
+      this.io?.endFrame(this.entered(candidate.program, undefined));
       return;
     }
-    if (this.#top.repl === candidate.detector) this.#io?.endFrame(end);
+    if (this.top.repl === candidate.detector) this.io?.endFrame(end);
   }
 
-  #cancelIncomplete(): void {
-    this.#stopWatching();
-    this.#typing = false;
-    this.#awaitingStart = false;
-    this.#incomplete = true;
+  private cancelIncomplete(): void {
+    this.stopWatching();
+    this.typing = false;
+    this.awaitingStart = false;
+    this.incomplete = true;
     // Ctrl-C once the shell reads its line editor again: sent while it still sets up the terminal
     // after drawing the continuation prompt, it can be lost (zsh).
-    this.#confirmer.confirm(() => {
-      this.#io?.write("\x03");
+    this.confirmer.confirm(() => {
+      this.io?.write("\x03");
       return undefined;
     });
   }
@@ -910,50 +910,50 @@ class ShellIntegrationDetector implements FrameDetector {
    * fish has no continuation prompt: given an incomplete cell it just waits for the rest. A cell
    * no command of which started while fish sits reading the terminal, quiet, is incomplete.
    */
-  #watchIncomplete(quietMs: number): void {
-    this.#stopWatching();
-    this.#lastFedAt = performance.now();
-    this.#incompleteWatch = setInterval(() => {
-      if (!this.#awaitingStart || this.#incomplete) this.#stopWatching();
-      else if (performance.now() - this.#lastFedAt >= quietMs && this.#levelIo.waitingForInput() !== false) this.#cancelIncomplete();
+  private watchIncomplete(quietMs: number): void {
+    this.stopWatching();
+    this.lastFedAt = performance.now();
+    this.incompleteWatch = setInterval(() => {
+      if (!this.awaitingStart || this.incomplete) this.stopWatching();
+      else if (performance.now() - this.lastFedAt >= quietMs && this.levelIo.waitingForInput() !== false) this.cancelIncomplete();
     }, INCOMPLETE_CHECK_MS);
-    this.#incompleteWatch.unref();
+    this.incompleteWatch.unref();
   }
 
-  #stopWatching(): void {
-    if (this.#incompleteWatch === undefined) return;
-    clearInterval(this.#incompleteWatch);
-    this.#incompleteWatch = undefined;
+  private stopWatching(): void {
+    if (this.incompleteWatch === undefined) return;
+    clearInterval(this.incompleteWatch);
+    this.incompleteWatch = undefined;
   }
 
   // Before the first command starts, what the shell shows is the echoed cell
   // (or, with no command at all, an error about it).
-  #looksLikeEcho(line: string): boolean {
+  private looksLikeEcho(line: string): boolean {
     // The echo as typed (most cells): nothing to trim or search.
-    if (line === this.#codeLine && line !== "") return true;
+    if (line === this.codeLine && line !== "") return true;
     const trimmed = line.trim();
     if (trimmed === "") return true;
-    const lines = this.#codeLines;
-    if (lines === undefined) return this.#codeLine !== "" && trimmed.includes(this.#codeLine);
+    const lines = this.codeLines;
+    if (lines === undefined) return this.codeLine !== "" && trimmed.includes(this.codeLine);
     for (const code of lines) if (trimmed.includes(code)) return true;
     return false;
   }
 
-  #removeStartupFiles(): void {
-    this.#startupFiles?.remove();
-    this.#startupFiles = undefined;
+  private removeStartupFiles(): void {
+    this.startupFiles?.remove();
+    this.startupFiles = undefined;
   }
 
   dispose(): void {
-    this.#disposed = true;
-    this.#stopWatching();
-    this.#stopBootWatch();
-    this.#stopNestedWatch();
-    this.#nestedWatch.dispose();
-    this.#cancelBoot();
-    this.#confirmer.cancel();
-    for (const level of this.#levels) level.repl?.dispose?.();
-    this.#removeStartupFiles();
+    this.disposed = true;
+    this.stopWatching();
+    this.stopBootWatch();
+    this.stopNestedWatch();
+    this.nestedWatch.dispose();
+    this.cancelBoot();
+    this.confirmer.cancel();
+    for (const level of this.levels) level.repl?.dispose?.();
+    this.removeStartupFiles();
   }
 }
 
