@@ -5,7 +5,15 @@ import type { SessionEventFields } from "../events.js";
 import { FrameCollector } from "../frame.js";
 import { ReusableTimeout } from "../internal/reusable-timeout.js";
 import { normalizeCellOptions, normalizeCode, type CellOptions } from "../options.js";
-import { CellRun, cellResult, releasedResult, type NormalizedCellOptions, type RunChecks, type SettleDetails } from "./cell-run.js";
+import {
+  CellRun,
+  cellResult,
+  releasedResult,
+  settledSnapshot,
+  type NormalizedCellOptions,
+  type RunChecks,
+  type SettleDetails,
+} from "./cell-run.js";
 import { InputChecks, type InputChecksHost } from "./input-checks.js";
 import { Interrupter, type InterruptHost } from "./interrupt.js";
 import type { OutputPipeline } from "./output-pipeline.js";
@@ -87,13 +95,14 @@ export class CellLifecycle {
   private lock: CellRun | undefined;
   private readonly queue: CellRun[] = [];
   /**
-   * The last {@link RETAINED_CELLS} settled cells, a ring (oldest overwritten): looked up only by
-   * `poll(id)`, so a scan; a Map evicting its oldest key cost more per cell than the whole lookup.
+   * The results of the last {@link RETAINED_CELLS} settled cells, a ring (oldest overwritten): looked
+   * up only by `poll(id)`, so a scan; a Map evicting its oldest key cost more per cell than the whole
+   * lookup. Results, not the cells' records: a record (its handle, its promise) is let go of young.
    */
-  private readonly settled: CellRun[] = [];
+  private readonly settled: CellResult[] = [];
   /** Where the next settled cell goes once the ring is full (the oldest). */
   private settledNext = 0;
-  private lastRun: CellRun | undefined;
+  private lastResult: CellResult | undefined;
   /** False after input that submits something (Enter, Ctrl-C) was typed outside a cell, until the next prompt. */
   private atPrompt = true;
   /** A cell waiting for the prompt (or for an interrupt to be taken in) before it is written. */
@@ -263,7 +272,7 @@ export class CellLifecycle {
   wait(timeoutMs: number | undefined, untilInput: boolean): Promise<CellResult> {
     const run = this.lock ?? this.queue[0];
     if (run === undefined) {
-      const last = this.lastRun?.result;
+      const last = this.lastResult;
       if (last === undefined)
         throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.options.name}' has run no cell yet; call run() first`);
       return Promise.resolve(last);
@@ -289,11 +298,13 @@ export class CellLifecycle {
   poll(cellId: string | undefined): CellSnapshot | undefined {
     const run =
       cellId === undefined
-        ? (this.lock ?? this.queue[0] ?? this.lastRun)
+        ? (this.lock ?? this.queue[0])
         : this.lock?.id === cellId
           ? this.lock
-          : (this.settled.find((settled) => settled.id === cellId) ?? this.queue.find((queued) => queued.id === cellId));
+          : this.queue.find((queued) => queued.id === cellId);
     if (run === undefined) {
+      const settled = cellId === undefined ? this.lastResult : this.settled.find((result) => result.cellId === cellId);
+      if (settled !== undefined) return settledSnapshot(settled);
       if (cellId === undefined) return undefined;
       throw new AgentTtyError(
         "ERR_UNKNOWN_CELL",
@@ -487,10 +498,10 @@ export class CellLifecycle {
     run.timer = undefined;
     run.unlisten?.();
     run.status = status;
-    this.lastRun = run;
-    if (this.settled.length < RETAINED_CELLS) this.settled.push(run);
+    this.lastResult = result;
+    if (this.settled.length < RETAINED_CELLS) this.settled.push(result);
     else {
-      this.settled[this.settledNext] = run;
+      this.settled[this.settledNext] = result;
       this.settledNext = (this.settledNext + 1) % RETAINED_CELLS;
     }
     if (this.host.cellEventsHeard?.() !== false) this.host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });

@@ -144,6 +144,11 @@ export class CellRun implements CellSource {
   }
 }
 
+/** What `poll()` shows of a settled cell that no longer holds the lock: its result's (as {@link CellRun.snapshot}). */
+export function settledSnapshot(result: CellResult): CellSnapshot {
+  return { cellId: result.cellId, status: result.status, output: result.output, exitCode: result.exitCode };
+}
+
 /** How the input checks' questions about a cell are answered: one object per session, not per cell. */
 export interface RunChecks {
   running(run: CellRun): boolean;
