@@ -2,7 +2,7 @@ import { EventEmitter } from "eventemitter3";
 import type { Cell, CellControl, CellResult, CellSnapshot } from "./cell.js";
 import { autoDetector } from "./detect/auto.js";
 import type { NestedProgram } from "./detect/nested.js";
-import type { DetectorIo, ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan } from "./detect/types.js";
+import type { ForegroundProgram, FrameDetector, FrameEnd, SpawnPlan } from "./detect/types.js";
 import {
   AgentTtyError,
   CellTimeoutError,
@@ -285,34 +285,6 @@ export class Session {
     }
   };
 
-  /** What the session tells its detector (its `attach`): its own object, so a detector sees nothing else of the session. */
-  static readonly #DetectorWiring = class implements DetectorIo {
-    readonly #session: Session;
-
-    constructor(session: Session) {
-      this.#session = session;
-    }
-
-    write(data: string): void {
-      this.#session.#pty?.write(data);
-    }
-    endFrame(end?: FrameEnd): void {
-      this.#session.#endFrame(end ?? {});
-    }
-    waitingForInput(): boolean | undefined {
-      return this.#session.#waitingForInput();
-    }
-    inputArrived(): boolean {
-      return this.#session.#cells.inputArrived();
-    }
-    foreground(): ForegroundProgram | undefined {
-      return this.#session.#foreground();
-    }
-    reportError(error: unknown): void {
-      this.#session.#detectorFailed(error);
-    }
-  };
-
   /**
    * Starts a program in a new PTY and resolves once it is ready for its
    * first cell (its first prompt or frame was seen).
@@ -360,7 +332,16 @@ export class Session {
     // From here on the detector hears of every write (see `onInput`).
     this.#inputWatcher?.inputWritten("");
     try {
-      if (this.#detector.attach !== undefined) this.#detector.attach(new Session.#DetectorWiring(this));
+      // A plain object of its own functions, as detectors have always been given (one may spread it
+      // into the io it hands a detector it wraps, or pass `io.endFrame` on as a callback).
+      this.#detector.attach?.({
+        write: (data) => this.#pty?.write(data),
+        endFrame: (end) => this.#endFrame(end ?? {}),
+        waitingForInput: () => this.#waitingForInput(),
+        inputArrived: () => this.#cells.inputArrived(),
+        foreground: () => this.#foreground(),
+        reportError: (error) => this.#detectorFailed(error),
+      });
     } catch (error) {
       // Nothing may outlive a spawn that failed: the program is already running.
       await this.close();
