@@ -7,7 +7,8 @@
 //
 //   npm run build && node bench/cell-instructions.mjs [--sessions=20] [--cells=20] [--dist=dist]
 //
-// What it prints: (instructions(S x C) - instructions(S x 0)) / (S x C). 20 x 20 is the bench's
+// What it prints: (instructions(S x C) - instructions(S x 0)) / (S x C), then the same without the
+// garbage collector's share (compare builds by that one: where a scavenge falls is noise here). 20 x 20 is the bench's
 // cold regime (nothing is optimized by TurboFan within it); --sessions=1 --cells=210 against
 // --base-cells=10 gives cells 11-210 of one session. Needs valgrind. With --run-only it runs the
 // workload once, without valgrind (add --cpu for the driver CPU per cell).
@@ -124,6 +125,17 @@ try {
     if (collected === null) throw new Error(`no instruction count in valgrind's output: ${result.stderr.slice(-2000)}`);
     return Number(collected[1]);
   };
+  // The garbage collector's share of a run (Heap::CollectGarbage, inclusive): where a scavenge falls moves a
+  // run's count by several million (up to ~19k a cell in 20 x 20) with a change of a few allocations or the
+  // machine's load, so a comparison of two builds reads the count without it too. 0 without callgrind_annotate.
+  const gcOf = (cellCount) => {
+    const annotated = spawnSync("callgrind_annotate", ["--inclusive=yes", "--threshold=100", join(root, `callgrind.${cellCount}`)], {
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    });
+    const line = (annotated.stdout ?? "").split("\n").find((text) => text.includes("Heap::CollectGarbage("));
+    return line === undefined ? 0 : Number(line.trim().split(" ")[0].replaceAll(",", ""));
+  };
   if (argv.includes("--run-only")) {
     process.stdout.write(run(cells, false));
   } else {
@@ -134,6 +146,9 @@ try {
       `${sessions} sessions x cells ${baseCells + 1}-${cells}: ${(perCell / 1000).toFixed(1)}k instructions per cell ` +
         `(${withCells} - ${without}, callgrind, PTY stubbed)`,
     );
+    const [gcWith, gcWithout] = [gcOf(cells), gcOf(baseCells)];
+    const perCellNoGc = (withCells - gcWith - (without - gcWithout)) / (sessions * (cells - baseCells));
+    console.log(`  without the garbage collector's share: ${(perCellNoGc / 1000).toFixed(1)}k per cell (GC ${gcWith} and ${gcWithout})`);
   }
 } finally {
   rmSync(root, { recursive: true, force: true });
