@@ -305,12 +305,7 @@ export class OutputPipeline {
         return;
       }
     }
-    if (this.echo?.isEcho(text) !== true) {
-      // As collect (most lines are output: one call less for each).
-      const now = this.chunkFrameKnown ? this.chunkFrame : this.host.frame();
-      if (now !== undefined) now.add(`${text}\n`);
-      else if (!this.idleNoise) this.publishClean(`${text}\n`);
-    }
+    if (this.echo?.isEcho(text) !== true) this.collect(`${text}\n`);
     if (verdict !== undefined) this.handle(verdict);
   };
 
