@@ -4,8 +4,13 @@ import type { PrivateFiles } from "../../internal/private-temp-dir.js";
 import type { SpawnPlan } from "../types.js";
 import { shellQuote } from "./quote.js";
 
-/** The clear key (Ctrl-X Ctrl-K) bound to kill-whole-line in every keymap, as readline init-file lines. */
-const CLEAR_KEY_BINDINGS = ["emacs", "vi-insert", "vi-command"].map((map) => `set keymap ${map}\n"\\C-x\\C-k": kill-whole-line\n`).join("");
+/**
+ * The clear key (Ctrl-X Ctrl-K) bound to kill-whole-line in every keymap, as readline init-file
+ * lines, read by `bind -m emacs -f`: the first binding goes to the emacs keymap `-m` chose.
+ */
+const CLEAR_KEY_BINDINGS = ["emacs", "vi-insert", "vi-command"]
+  .map((map) => `${map === "emacs" ? "" : `set keymap ${map}\n`}"\\C-x\\C-k": kill-whole-line\n`)
+  .join("");
 
 /**
  * Starts bash with our rc file, which loads the user's own `.bashrc` (or the one
@@ -83,8 +88,14 @@ function makeStartupScript(markPrefix: string, userRc: string | undefined, keys:
  * the lookup: 4k instructions less a prompt).
  */
 const LOOKUP = "${__at-__at}";
-/** Declares the check's key store and the name its lookup goes through (bash ≥ 4.3 expands a name reference's subscript at each use). */
-const DECLARE = "declare -gA __atk __atp; declare -n __at='__atk[.$PS1$PS2$PS0$PWD]'";
+/** Under --norc no rc file set `PROMPT_COMMAND`: the user's element is empty. */
+const NORC_PROMPT_COMMAND = `PROMPT_COMMAND=('' ${shellQuote(LOOKUP)})`;
+/**
+ * Declares the check's key store and the name its lookup goes through (bash ≥ 4.3 expands a name
+ * reference's subscript at each use). The prompts last checked are a plain variable, `__atp`, set
+ * by `__atm`: a second associative array cost bash ~15k instructions to make at start-up.
+ */
+const DECLARE = ["declare -gA __atk", "declare -n __at='__atk[.$PS1$PS2$PS0$PWD]'"];
 
 /**
  * bash: the prompt opens with the status mark, which is also its ready mark (readline draws the
@@ -128,35 +139,39 @@ export function bashMarks(prefix: string, startup?: { keys: string | null; norc:
       : keys === null
         ? []
         : [`bind -m emacs -f ${shellQuote(keys)}${startup?.norc === true ? "" : " 2>/dev/null"}`]),
-    // The marks' text, for this level (a shell set up again, nested, gets its own).
-    names,
+    // The marks' text, for this level (a shell set up again, nested, gets its own). A start-up file
+    // assigns them with the prompts, in one command.
+    ...(startup === undefined ? [names] : []),
     // Puts the marks back where a cell (or the user's PROMPT_COMMAND) replaced a prompt (`[[ ]]`,
-    // not `case`: fewer characters for bash to parse at start-up).
+    // not `case`: fewer characters for bash to parse at start-up), and notes the prompts as checked.
     `__atm() { [[ $PS1 == *${statusMark}* ]]||PS1=${statusMark}$PS1; ` +
       `[[ $PS2 == *${continuationMark}* ]]||PS2=${continuationMark}$PS2; ` +
-      `[[ $PS0 == *${startMark}* ]]||PS0+=${startMark}; }`,
+      `[[ $PS0 == *${startMark}* ]]||PS0+=${startMark}; __atp=.$PS1$PS2$PS0; }`,
     // The check, run before every prompt when the prompts or the directory changed since the last
     // one (see LOOKUP): the marks are put back unless the prompts are the ones last checked (only
     // the directory changed: a `cd`), and the directory is said. (__atm is a function of its own:
     // bash copies a function's body at each call, and a `cd` needs none of it.)
-    `__at() { [[ \${__atp[.$PS1$PS2$PS0]-} ]] || { __atm; __atp=([".$PS1$PS2$PS0"]=1); }; ` +
-      `${cwdMark}; __atk=(); __atk[.$PS1$PS2$PS0$PWD]=; }`,
+    `__at() { [[ \${__atp-} == ".$PS1$PS2$PS0" ]] || __atm; ` + `${cwdMark}; __atk=(); __atk[.$PS1$PS2$PS0$PWD]=; }`,
     // From a start-up file the prompts cannot hold the marks yet: they are added without looking,
     // the prompts and the directory noted as checked and the directory said, all without calling
     // the check (that call was 4% of bash's instructions to its first prompt). Typed in-band, into a shell
     // that may have them, the check runs once the element is in place.
     // (An element assigned alone costs bash less than a list assigned to the whole array.)
     // (The prompts are not noted as checked: the first `cd` checks them, and a shell that never
-    // changes directory or prompt never does.)
+    // changes directory or prompt never does.) The key is noted through the name the lookup uses.
+    // (One command a line: a list joined by `;` costs bash more than its commands on lines of their own.)
     ...(startup === undefined
-      ? [DECLARE]
-      : [`PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}`, `${DECLARE}; __atk[.$PS1$PS2$PS0$PWD]=`]),
+      ? [DECLARE.join("; ")]
+      : [
+          `${names} PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}${startup.norc ? ` ${NORC_PROMPT_COMMAND}` : ""}`,
+          ...DECLARE,
+          "__at=",
+        ]),
     // Runs before every prompt (never on a redraw), after the user's own; bash keeps $? for the prompt.
     // From bash 5.1 it is an element of its own: a cell assigning PROMPT_COMMAND replaces element 0
-    // only. Before 5.1 bash runs element 0 alone: the check is added to it.
-    startup?.norc === true
-      ? `PROMPT_COMMAND=('' ${shellQuote(LOOKUP)})`
-      : `((\${#PROMPT_COMMAND[@]}))||PROMPT_COMMAND=('');PROMPT_COMMAND+=(${shellQuote(LOOKUP)})`,
+    // only. Before 5.1 bash runs element 0 alone: the check is added to it. (Under --norc it is
+    // assigned with the prompts.)
+    ...(startup?.norc === true ? [] : [`((\${#PROMPT_COMMAND[@]}))||PROMPT_COMMAND=('');PROMPT_COMMAND+=(${shellQuote(LOOKUP)})`]),
     "((BASH_VERSINFO*100+BASH_VERSINFO[1]>500))||PROMPT_COMMAND+=$'\\n'${PROMPT_COMMAND[1]}",
     // The first prompt's directory (from a --norc start-up file on bash's own stdout, which is the
     // terminal: no redirection, 10 system calls less).
