@@ -36,6 +36,7 @@ import { freezeSession, killSession, killSessionLeftovers } from "./pty/kill.js"
 import {
   foregroundRunStamp,
   isForegroundReading,
+  isForegroundRunning,
   isLinuxProcAvailable,
   listSessionProcesses,
   readCommandLine,
@@ -252,6 +253,10 @@ export class Session {
     }
     waitingForInput(): boolean | undefined {
       return this.session.#waitingForInput();
+    }
+    foregroundActive(): boolean {
+      const pid = this.session.#pty?.pid;
+      return pid !== undefined && (isForegroundRunning(pid) || isForegroundReading(pid));
     }
     runStamp(): string | undefined {
       const pid = this.session.#pty?.pid;
@@ -526,7 +531,8 @@ export class Session {
    * When no prompt the detector knows comes back within 3 s (psql inside a
    * transaction with an unknown prompt, `exec bash`), the lock is released
    * anyway if the program is seen blocked reading the terminal (Linux
-   * `/proc`): it waits for input, so the next cell reaches it. The result's
+   * `/proc`; while it still runs, taking in the last Ctrl-C, it is looked
+   * at again for up to 2 s): it waits for input, so the next cell reaches it. The result's
    * output ends with a note saying so. Otherwise the session stays
    * `timed_out`, unless `{ force: true }` releases it in any case.
    */

@@ -142,6 +142,20 @@ export function isForegroundReading(shellPid: number): boolean {
 }
 
 /**
+ * Whether a process of the foreground group of the terminal that `shellPid` controls is running or
+ * about to (state `R`; `D`: in the kernel on its way), not asleep in a wait: one a signal just woke,
+ * say. `false` where `/proc` cannot tell or the process is gone.
+ */
+export function isForegroundRunning(shellPid: number): boolean {
+  const shell = readShell(shellPid);
+  if (shell === undefined) return false;
+  const pgid = shell.tpgid;
+  let members = groupMembersBelow(shell, pgid);
+  if (members === undefined || members.length === 0) members = scanProcesses((stat) => stat.pgrp === pgid);
+  return members.some((member) => member.state === "R" || member.state === "D");
+}
+
+/**
  * A stamp of the terminal's foreground program that changes whenever it runs: its process group and
  * the scheduler's counts of the group's leader (`/proc/<pid>/schedstat`: time on a CPU, time waiting
  * for one, times run). Two equal stamps a while apart mean it slept all along. `undefined` where

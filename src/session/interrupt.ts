@@ -25,6 +25,13 @@ const INTERRUPT_SETTLE_MS = 20;
 const INTERRUPT_SETTLE_MAX_MS = 1_000;
 /** How long an interrupt watches a shell in the foreground come back to its prompt before taking it for a builtin to Ctrl-C. */
 const SHELL_PROMPT_WAIT_MS = 50;
+/**
+ * After the grace, the longest look for a program that keeps running to be seen waiting for input: it may still
+ * be taking in the last Ctrl-C (printing its answer to it and its prompt again; slow under load).
+ */
+const READING_LOOK_MAX_MS = 2_000;
+/** How often that look is taken. */
+const READING_LOOK_EVERY_MS = 20;
 
 /** What an interrupt asks of the session: the terminal and the program. */
 export interface InterruptHost {
@@ -38,6 +45,11 @@ export interface InterruptHost {
   closing(): boolean;
   /** Whether the program's foreground process is blocked reading the terminal (`undefined`: cannot tell here). */
   waitingForInput(): boolean | undefined;
+  /**
+   * Whether the program's foreground is running (or about to), or blocked reading the terminal: not
+   * asleep in some other wait. `false` (or no method): cannot tell here.
+   */
+  foregroundActive?(): boolean;
 }
 
 /** How a stopped cell is told: whether it still holds the lock, and a promise that settles once it released it. */
@@ -127,9 +139,33 @@ export class Interrupter {
     await settleWithin(target.released(), force ? INTERRUPT_FORCE_GRACE_MS : INTERRUPT_GRACE_MS, undefined);
     clearTimeout(resend);
     if (!target.holdsLock()) return undefined;
-    // Over ssh the local ssh always looks like it reads: only force releases a remote cell.
-    if (this.detector.interruptByKey?.() !== true && this.host.waitingForInput() === true) return RELEASED_READING_NOTE;
+    // Over ssh the local ssh always looks like it reads: only force releases a remote cell. With force it is
+    // released anyway (one look chooses the note).
+    const reading =
+      this.detector.interruptByKey?.() !== true && (force ? this.host.waitingForInput() === true : await this.seenReading(target));
+    if (!target.holdsLock()) return undefined;
+    if (reading) return RELEASED_READING_NOTE;
     return force ? RELEASED_FORCED_NOTE : undefined;
+  }
+
+  /**
+   * Whether the program is seen blocked reading the terminal once no more Ctrl-C is sent. One look is not
+   * enough: a Ctrl-C was sent at most 250 ms before, and a program taking it in (python printing
+   * `KeyboardInterrupt` and its prompt again) runs meanwhile, or has printed what was not read yet; under
+   * load that takes hundreds of ms. So it is looked at again while it runs, for at most 2 s; a
+   * program asleep elsewhere (in a `sleep`, waiting for a child or the network) is not waited for.
+   */
+  private async seenReading(target: InterruptTarget): Promise<boolean> {
+    const deadline = performance.now() + READING_LOOK_MAX_MS;
+    for (;;) {
+      const waiting = this.host.waitingForInput();
+      if (waiting === true) return true;
+      if (waiting === undefined || !target.holdsLock() || this.host.exited() || this.host.closing()) return false;
+      // Asleep outside the terminal: busy with something else, not taking in a Ctrl-C. (Reading, but what it
+      // printed not read yet: it is, and the next look finds that read.)
+      if (this.host.foregroundActive?.() !== true || performance.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, READING_LOOK_EVERY_MS));
+    }
   }
 
   /**

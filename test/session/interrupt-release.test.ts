@@ -20,6 +20,28 @@ describe("interrupt() when no known prompt comes back", () => {
     expect((await py.run("print(6 * 7)")).output).toBe("42");
   });
 
+  it("releases a program that takes its time over each Ctrl-C (as under load) once it is seen waiting for input", async () => {
+    // Each Ctrl-C keeps python running for 300 ms (longer than the 250 ms between two) before it prints
+    // KeyboardInterrupt and its prompt again, as a loaded machine makes it: when the grace ends, it is still
+    // taking in the last one (one look then saw it busy and kept the lock).
+    const slow = [
+      "import signal, time",
+      "def slow(signum, frame):",
+      "    end = time.monotonic() + 0.3",
+      "    while time.monotonic() < end: pass",
+      "    raise KeyboardInterrupt",
+      "signal.signal(signal.SIGINT, slow)",
+    ].join("\n");
+    const py = await spawnSession({ command: "python3", args: ["-q", "-i", "-c", slow], detector: detectors.prompt(/^>>> $/) });
+    expect((await py.run("import sys; sys.ps1 = 'custom> '", { timeoutMs: 1_000 })).status).toBe("timeout");
+    const released = await py.interrupt();
+    expect(released).toMatchObject({ status: "interrupted", decidedBy: "interrupt" });
+    expect(released?.output).toMatch(/the program is waiting for input: the session was released/);
+    expect(py.state).toBe("idle");
+    expect((await py.fire("sys.ps1 = '>>> '").result).status).toBe("done");
+    expect((await py.run("print(6 * 7)")).output).toBe("42");
+  });
+
   it("keeps the lock while the program is busy and not reading, unless force is given", async () => {
     const sh = await spawnBash();
     const cell = sh.fire("trap '' INT; sleep 6; trap - INT; echo slept");

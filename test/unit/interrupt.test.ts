@@ -18,15 +18,24 @@ interface Options {
   detector?: FrameDetector;
   /** What the host says about the program reading the terminal. */
   waiting?: () => boolean | undefined;
+  /** What the host says about the program running (or reading): not asleep elsewhere. */
+  active?: () => boolean;
 }
 
-function harness({ detector: given = detector(), waiting = () => false }: Options = {}) {
+function harness({ detector: given = detector(), waiting = () => false, active }: Options = {}) {
   const typed: string[] = [];
   const output = { lastOutputAt: 0 };
   let exited = false;
   const interrupter = new Interrupter(
     given,
-    { write: (data) => typed.push(data), pid: () => undefined, exited: () => exited, closing: () => false, waitingForInput: waiting },
+    {
+      write: (data) => typed.push(data),
+      pid: () => undefined,
+      exited: () => exited,
+      closing: () => false,
+      waitingForInput: waiting,
+      ...(active === undefined ? {} : { foregroundActive: active }),
+    },
     output,
   );
   /** The cell being stopped: it holds the lock until `prompt()`. */
@@ -105,6 +114,37 @@ describe("Interrupter.stop: Ctrl-C until the prompt is back", () => {
     const stopped = h.interrupter.stop(h.target, false);
     await vi.advanceTimersByTimeAsync(3_000);
     expect(await stopped).toBe(RELEASED_READING_NOTE);
+  });
+
+  it("with no prompt and the program still running when the grace ends, looks again until it is seen reading (under load it takes in the last Ctrl-C late)", async () => {
+    useFakeTime();
+    const start = performance.now();
+    const h = harness({ waiting: () => performance.now() - start >= 3_500, active: () => true });
+    let result: string | undefined = "pending";
+    void h.interrupter.stop(h.target, false).then((note) => (result = note));
+    await vi.advanceTimersByTimeAsync(3_400);
+    expect(result).toBe("pending");
+    const sent = h.ctrlCs();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(result).toBe(RELEASED_READING_NOTE);
+    // No Ctrl-C after the grace: the look waits for the one sent last to be taken in.
+    expect(h.ctrlCs()).toBe(sent);
+  });
+
+  it("gives up that look after 2 s, and at once for a program asleep elsewhere (a sleep, a child): the lock stays held", async () => {
+    useFakeTime();
+    const running = harness({ waiting: () => false, active: () => true });
+    let kept: string | undefined = "pending";
+    void running.interrupter.stop(running.target, false).then((note) => (kept = note));
+    await vi.advanceTimersByTimeAsync(4_900);
+    expect(kept).toBe("pending");
+    await vi.advanceTimersByTimeAsync(200);
+    expect(kept).toBeUndefined();
+
+    const asleep = harness({ waiting: () => false, active: () => false });
+    const stopped = asleep.interrupter.stop(asleep.target, false);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(await stopped).toBeUndefined();
   });
 
   it("with force, resolves the forced-release note after 1 s whatever the program does", async () => {
