@@ -132,6 +132,12 @@ export const SESSION_DEFAULTS = Object.freeze({
   maxProcesses: 2048,
 });
 
+/** The checks of the numeric options, made once (not an object per check per spawn). */
+const TERMINAL_SIDE = Object.freeze({ integer: true, max: MAX_TERMINAL_SIDE });
+const TIMER = Object.freeze({ max: MAX_TIMER_MS });
+const TIMER_OR_ZERO = Object.freeze({ allowZero: true, max: MAX_TIMER_MS });
+const INTEGER = Object.freeze({ integer: true });
+
 const KNOWN_OPTIONS: readonly string[] = [
   "command",
   "args",
@@ -171,7 +177,7 @@ function isDetector(value: unknown): value is FrameDetector {
 
 /** Applies defaults and validates; throws `ERR_INVALID_ARGUMENT` on the first bad option. */
 export function normalizeSessionOptions(options: unknown): NormalizedSessionOptions {
-  const given = optionsObject(options, [...KNOWN_OPTIONS], "spawn options");
+  const given = optionsObject(options, KNOWN_OPTIONS, "spawn options");
   const command = optionalString(given["command"], "command") ?? SESSION_DEFAULTS.command;
   if (command.trim() === "") throw invalidArgument('Expected `command` to be a non-empty string, got `""` (string)');
   const args = given["args"] ?? SESSION_DEFAULTS.args;
@@ -182,7 +188,12 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
   if (typeof env !== "object" || env === null || Array.isArray(env)) {
     throw invalidArgument(`Expected \`env\` to be an object of strings, got ${describeValue(env)}`);
   }
-  for (const [key, value] of Object.entries(env)) {
+  // Indexed loops over the names: the spawn path runs once a session, in code not yet optimized,
+  // where each step of an entries iterator is an object and a pair.
+  const envKeys = Object.keys(env);
+  for (let index = 0; index < envKeys.length; index++) {
+    const key = envKeys[index] as string;
+    const value = (env as Record<string, unknown>)[key] as string | undefined;
     if (key === "" || key.includes("=") || key.includes("\0")) {
       throw invalidArgument(
         `Expected every \`env\` name to be non-empty, without "=" or NUL, got ${JSON.stringify(key)}: the program would see a different variable`,
@@ -204,8 +215,8 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
   const name = given["name"] ?? defaultName(command);
   assertSessionName(name);
   const hardenEnv = optionalBoolean(given["hardenEnv"], "hardenEnv") ?? SESSION_DEFAULTS.hardenEnv;
-  const cols = optionalPositive(given["cols"], "cols", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.cols;
-  const rows = optionalPositive(given["rows"], "rows", { integer: true, max: MAX_TERMINAL_SIDE }) ?? SESSION_DEFAULTS.rows;
+  const cols = optionalPositive(given["cols"], "cols", TERMINAL_SIDE) ?? SESSION_DEFAULTS.cols;
+  const rows = optionalPositive(given["rows"], "rows", TERMINAL_SIDE) ?? SESSION_DEFAULTS.rows;
   assertTerminalArea(cols, rows);
   return {
     command,
@@ -220,15 +231,14 @@ export function normalizeSessionOptions(options: unknown): NormalizedSessionOpti
     description: optionalString(given["description"], "description"),
     detector,
     timeoutMs: optionalPositive(given["timeoutMs"], "timeoutMs") ?? SESSION_DEFAULTS.timeoutMs,
-    readyTimeoutMs: optionalPositive(given["readyTimeoutMs"], "readyTimeoutMs", { max: MAX_TIMER_MS }) ?? SESSION_DEFAULTS.readyTimeoutMs,
-    maxOutputBytes: optionalPositive(given["maxOutputBytes"], "maxOutputBytes", { integer: true }) ?? SESSION_DEFAULTS.maxOutputBytes,
+    readyTimeoutMs: optionalPositive(given["readyTimeoutMs"], "readyTimeoutMs", TIMER) ?? SESSION_DEFAULTS.readyTimeoutMs,
+    maxOutputBytes: optionalPositive(given["maxOutputBytes"], "maxOutputBytes", INTEGER) ?? SESSION_DEFAULTS.maxOutputBytes,
     hardenEnv,
-    closeGraceMs:
-      optionalPositive(given["closeGraceMs"], "closeGraceMs", { allowZero: true, max: MAX_TIMER_MS }) ?? SESSION_DEFAULTS.closeGraceMs,
+    closeGraceMs: optionalPositive(given["closeGraceMs"], "closeGraceMs", TIMER_OR_ZERO) ?? SESSION_DEFAULTS.closeGraceMs,
     maxProcesses:
       given["maxProcesses"] === Infinity
         ? Infinity
-        : (optionalPositive(given["maxProcesses"], "maxProcesses", { integer: true }) ?? SESSION_DEFAULTS.maxProcesses),
+        : (optionalPositive(given["maxProcesses"], "maxProcesses", INTEGER) ?? SESSION_DEFAULTS.maxProcesses),
     record: recordPath(given["record"]),
   };
 }
@@ -241,7 +251,15 @@ function recordPath(value: unknown): string | undefined {
   return value;
 }
 
+/** The last command named and its name: sessions mostly start one command, named again and again. */
+let lastNamed: { readonly command: string; readonly name: string } | undefined;
+
 function defaultName(command: string): string {
+  if (lastNamed?.command !== command) lastNamed = { command, name: nameOf(command) };
+  return lastNamed.name;
+}
+
+function nameOf(command: string): string {
   const base = command.split("/").pop() ?? "session";
   const cleaned = base.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.{2,}/g, ".");
   return cleaned === "" || /^\.+$/.test(cleaned) ? "session" : cleaned.slice(0, 64);

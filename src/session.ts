@@ -147,8 +147,11 @@ export class Session {
   #streamedOrRecorded = false;
   readonly #options: NormalizedSessionOptions;
   readonly #detector: FrameDetector;
-  /** Terminal text in; clean lines, detector verdicts, transcript, streams and the screen out. */
-  readonly #output: OutputPipeline;
+  /**
+   * Terminal text in; clean lines, detector verdicts, transcript, streams and the screen out. Made,
+   * with {@link Session.#cells}, once the program is started (see {@link Session.#start}).
+   */
+  #output!: OutputPipeline;
   #pty: PtyProcess | undefined;
   #size: { cols: number; rows: number };
   /** Starting, running (`"idle"`: the cells' lock says more), exited or closed. */
@@ -159,7 +162,7 @@ export class Session {
   /** Until the program is ready (dropped then: nothing waits for it any more). */
   #ready: Deferred<void> | undefined = defer();
   /** The cells: lock, queue, timeouts, interrupts, settling. */
-  readonly #cells: CellLifecycle;
+  #cells!: CellLifecycle;
   /** What `close()` waits for while the program runs: made only then. */
   #exit: Deferred<void> | undefined;
   #closing: Promise<void> | undefined;
@@ -187,10 +190,7 @@ export class Session {
     this.#detector = detector;
     const watcher = detector as FrameDetector & Partial<InputWatcher>;
     this.#inputWatcher = typeof watcher.inputWritten === "function" ? (watcher as InputWatcher) : undefined;
-    const wiring = new Session.#Wiring(this);
-    this.#wiring = wiring;
-    this.#output = new OutputPipeline(detector, this.#size, wiring);
-    this.#cells = new CellLifecycle(options, detector, this.#output, wiring);
+    this.#wiring = new Session.#Wiring(this);
   }
 
   /**
@@ -298,15 +298,21 @@ export class Session {
    * when the command or `cwd` does not exist or the program exits at once;
    * `ERR_NOT_READY` when no prompt came within `readyTimeoutMs` (the program is killed).
    */
-  static async spawn(options: SessionOptions = {}): Promise<Session> {
-    const normalized = normalizeSessionOptions(options);
-    const detector = normalized.detector === "auto" ? autoDetector(normalized.command, normalized.args) : normalized.detector;
-    const session = new Session(normalized, detector);
-    await session.#start();
-    return session;
+  static spawn(options: SessionOptions = {}): Promise<Session> {
+    // Not an async function around #start's: one promise (and its turn) less on the way to ready.
+    let session: Session;
+    try {
+      const normalized = normalizeSessionOptions(options);
+      const detector = normalized.detector === "auto" ? autoDetector(normalized.command, normalized.args) : normalized.detector;
+      session = new Session(normalized, detector);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return session.#start();
   }
 
-  async #start(): Promise<void> {
+  /** Starts the program and resolves with this session once it is ready. */
+  async #start(): Promise<Session> {
     const options = this.#options;
     checkCwd(options.cwd, options.command);
     // A hook script in the program (a TUI agent's "stop" hook) learns which session it belongs to.
@@ -317,7 +323,14 @@ export class Session {
     this.#term = env["TERM"] ?? this.#term;
     if (options.record !== undefined) this.record(options.record);
     try {
-      if (this.#detector.setup !== undefined) plan = await this.#detector.setup(plan);
+      if (this.#detector.setup !== undefined) {
+        const prepared = this.#detector.setup(plan);
+        // A plan made at once (shell integration) is taken at once: no turn of the microtask queue.
+        plan =
+          prepared instanceof Object && typeof (prepared as Partial<PromiseLike<SpawnPlan>>).then === "function"
+            ? await prepared
+            : (prepared as SpawnPlan);
+      }
     } catch (error) {
       if (error instanceof AgentTtyError) throw error;
       throw new SpawnError(
@@ -334,6 +347,10 @@ export class Session {
       this.#detector.dispose?.();
       throw new SpawnError("ERR_SPAWN", options.command, `could not start '${options.command}': ${String(error)}`, "", { cause: error });
     }
+    // Made while the program starts on another core (nothing is read before this call returns): the
+    // program's start waits for nothing it does not need.
+    this.#output = new OutputPipeline(this.#detector, this.#size, this.#wiring);
+    this.#cells = new CellLifecycle(options, this.#detector, this.#output, this.#wiring);
     // From here on the detector hears of every write (see `onInput`).
     this.#inputWatcher?.inputWritten("");
     try {
@@ -352,31 +369,22 @@ export class Session {
       await this.close();
       throw error;
     }
+    const ready = this.#ready as Deferred<void>;
+    // The error is made only if the wait runs out: a program that gets ready allocates none.
+    const timer = setTimeout(() => {
+      ready.reject(
+        new SpawnError(
+          "ERR_NOT_READY",
+          options.command,
+          `'${options.command}' did not become ready within ${options.readyTimeoutMs} ms (detector '${this.#detector.name}' saw no prompt); ` +
+            `raise readyTimeoutMs or pick a detector that matches its prompt`,
+        ),
+      );
+    }, options.readyTimeoutMs);
     try {
-      // The error is made only if the wait runs out: a program that gets ready allocates none.
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          reject(
-            new SpawnError(
-              "ERR_NOT_READY",
-              options.command,
-              `'${options.command}' did not become ready within ${options.readyTimeoutMs} ms (detector '${this.#detector.name}' saw no prompt); ` +
-                `raise readyTimeoutMs or pick a detector that matches its prompt`,
-            ),
-          );
-        }, options.readyTimeoutMs);
-        (this.#ready as Deferred<void>).promise.then(
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          (error: unknown) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        );
-      });
+      await ready.promise;
     } catch (error) {
+      clearTimeout(timer);
       const output = this.#readyFrame?.peek() ?? "";
       await this.close();
       if (error instanceof SpawnError && error.output === "" && output !== "") {
@@ -384,7 +392,9 @@ export class Session {
       }
       throw error;
     }
+    clearTimeout(timer);
     this.#ready = undefined;
+    return this;
   }
 
   // ── Reading the terminal ────────────────────────────────────────────

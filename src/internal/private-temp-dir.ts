@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { randomText } from "./random.js";
 
 const PREFIX = "agent-tty-";
@@ -110,7 +110,7 @@ export class PrivateFiles {
    */
   dir(): string {
     this.#dir ??= this.#retry((base) => {
-      const dir = join(base, this.#prefix);
+      const dir = inside(base, this.#prefix);
       mkdirSync(dir, { mode: 0o700 });
       return dir;
     });
@@ -123,11 +123,11 @@ export class PrivateFiles {
     const path =
       inDir === undefined
         ? this.#retry((base) => {
-            const file = join(base, `${this.#prefix}-${name}`);
+            const file = inside(base, `${this.#prefix}-${name}`);
             writeFileSync(file, text, { mode: 0o600, flag: "wx" });
             return file;
           })
-        : join(inDir, name);
+        : inside(inDir, name);
     if (inDir !== undefined) writeFileSync(path, text, { mode: 0o600, flag: "wx" });
     this.#files.push(path);
     return path;
@@ -144,7 +144,7 @@ export class PrivateFiles {
     return this.#retry((base) => {
       const known = sharedFiles.get(name);
       if (known !== undefined && known.dir === base && known.text === text && existsSync(known.path)) return known.path;
-      const path = join(base, `shared-${name}`);
+      const path = inside(base, `shared-${name}`);
       if (known?.dir === base) unlinkQuietly(path);
       writeFileSync(path, text, { mode: 0o600, flag: "wx" });
       sharedFiles.set(name, { dir: base, path, text });
@@ -259,6 +259,14 @@ function processExists(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/**
+ * `join(dir, name)` for a directory of ours (made by `mkdtempSync` from a joined, so normalized, path,
+ * or inside one) and a plain file name: the same path without normalizing it again character by character.
+ */
+function inside(dir: string, name: string): string {
+  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
 }
 
 /** Removes a file, ignoring every error (gone already, or not ours to remove any more). */

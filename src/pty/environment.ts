@@ -116,6 +116,9 @@ export function checkCwd(cwd: string, command: string): void {
   }
 }
 
+/** `statSync`'s options for a path that may be missing (made once: the PATH lookup stats several a spawn). */
+const NO_THROW_IF_MISSING = Object.freeze({ throwIfNoEntry: false } as const);
+
 /** What keeps a path from being a program this process may start (see {@link executableProblem}). */
 export type ExecutableProblem = "missing" | "unreadable" | "not-executable";
 
@@ -129,7 +132,7 @@ export type ExecutableProblem = "missing" | "unreadable" | "not-executable";
 export function executableProblem(path: string, options: { readonly readable?: boolean } = {}): ExecutableProblem | null {
   try {
     // Most PATH entries miss: those are answered without the cost of a thrown error.
-    if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) return "missing";
+    if (statSync(path, NO_THROW_IF_MISSING)?.isFile() !== true) return "missing";
   } catch {
     return "missing";
   }
@@ -148,9 +151,11 @@ export function executableProblem(path: string, options: { readonly readable?: b
   }
 }
 
+const NO_OPTIONS = Object.freeze({});
+
 /** An existing file this process may execute. */
 export function isExecutable(path: string): boolean {
-  return executableProblem(path) === null;
+  return executableProblem(path, NO_OPTIONS) === null;
 }
 
 /**
