@@ -44,8 +44,10 @@ describe("interrupt() when no known prompt comes back", () => {
 
   it("keeps the lock while the program is busy and not reading, unless force is given", async () => {
     const sh = await spawnBash();
-    const cell = sh.fire("trap '' INT; sleep 6; trap - INT; echo slept");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Interrupted once Ctrl-C is ignored (a fixed wait could end before bash ran the trap, under load).
+    const armed = sh.expect(/^armed$/m, { timeoutMs: 10_000 });
+    const cell = sh.fire("trap '' INT; echo armed; sleep 6; trap - INT; echo slept");
+    await armed;
     const kept = await sh.interrupt();
     expect(kept?.status).toBe("interrupted");
     expect(sh.state).toBe("timed_out");
