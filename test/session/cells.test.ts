@@ -88,7 +88,8 @@ describe("poll()", () => {
 
   it("a timed-out cell polls as timeout", async () => {
     const sh = await spawnBash();
-    const r = await sh.run("echo partial; sleep 30", { timeoutMs: 300 });
+    // Time for "partial" to come under load (Linux may hand the typed line over some 300-500 ms late).
+    const r = await sh.run("echo partial; sleep 30", { timeoutMs: 2_000 });
     expect(r.status).toBe("timeout");
     expect(r.output).toBe("partial");
     expect(sh.poll(r.cellId)?.status).toBe("timeout");

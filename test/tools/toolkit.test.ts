@@ -51,7 +51,8 @@ describe("terminal tools over real programs", () => {
     const tools = kit({ waitMs: 60_000 });
     await tools.execute("terminal_open", { name: "sh" });
     const first = expectKind(
-      await tools.execute("terminal_run", { session: "sh", code: "echo started; sleep 1.5; echo finished", timeoutMs: 300 }),
+      // The soft wait ends before the sleep can (it starts after the write), and leaves "started" time to come under load.
+      await tools.execute("terminal_run", { session: "sh", code: "echo started; sleep 1.5; echo finished", timeoutMs: 1_000 }),
       "running",
     );
     expect(first.output).toContain("started");
@@ -128,7 +129,8 @@ describe("terminal tools over real programs", () => {
     expect(tools.render(bad)).toContain('unknown key name "enterr"');
     const sh = tools.manager.get("sh");
     expect(sh?.screen()).not.toContain("echo typed");
-    const cat = expectKind(await tools.execute("terminal_run", { session: "sh", code: "cat", timeoutMs: 500 }), "cell");
+    // Returned as soon as cat is seen waiting (~250 ms; a 500 ms soft wait could end first under load).
+    const cat = expectKind(await tools.execute("terminal_run", { session: "sh", code: "cat", timeoutMs: 10_000 }), "cell");
     expect(cat.result.status).toBe("awaiting_input");
     const stopped = expectKind(await tools.execute("terminal_send", { session: "sh", keys: ["ctrl+d"] }), "cell");
     expect(stopped.result).toMatchObject({ status: "done", exitCode: 0 });
