@@ -126,7 +126,7 @@ export function bashMarks(prefix: string, startup?: { keys: string | null; norc:
   const continuationMark = shellQuote("\\[$__atq\\]");
   const startMark = shellQuote("${__atc}");
   // The working directory, printed before the prompt only when it changed (the prompt's own stream).
-  const cwdMark = `builtin printf '\\033]${prefix}W;%s\\007' "$PWD" >&2`;
+  const cwdMark = `builtin printf '\\e]${prefix}W;%s\\a' "$PWD" >&2`;
   const keys = startup?.keys;
   return [
     // The marks expand the status inside the prompt.
@@ -161,11 +161,12 @@ export function bashMarks(prefix: string, startup?: { keys: string | null; norc:
     // (An element assigned alone costs bash less than a list assigned to the whole array.)
     // (The prompts are not noted as checked: the first `cd` checks them, and a shell that never
     // changes directory or prompt never does.) The key is noted through the name the lookup uses.
-    // (One command a line: a list joined by `;` costs bash more than its commands on lines of their own.)
+    // (One command a line: a list joined by `;` costs bash more than its commands on lines of their own.
+    // The prompts' old values unquoted: an assignment's value is neither split nor globbed.)
     ...(startup === undefined
       ? [DECLARE.join("; ")]
       : [
-          `${names} PS1=${statusMark}"$PS1" PS2=${continuationMark}"$PS2" PS0="$PS0"${startMark}${startup.norc ? ` ${NORC_PROMPT_COMMAND}` : ""}`,
+          `${names} PS1=${statusMark}$PS1 PS2=${continuationMark}$PS2 PS0=$PS0${startMark}${startup.norc ? ` ${NORC_PROMPT_COMMAND}` : ""}`,
           ...DECLARE,
           "__at=",
         ]),
