@@ -13,15 +13,11 @@ import { Screen } from "../terminal/screen.js";
 import { ScreenBacklog } from "../terminal/screen-backlog.js";
 import { Transcript } from "../terminal/transcript.js";
 
-/** Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded). */
-const SCREEN_BATCH_CHARS = 1 << 16;
 /**
- * Before there is an emulator, while plain text comes: what waits before the backlog is collapsed.
- * A collapse costs about the same however much waits (it looks at the burst's tail only), so a
- * 15 MB output is collapsed some 16 times, not 250; the first other chunk (a prompt, a mark)
- * collapses it at {@link SCREEN_BATCH_CHARS}, as every other chunk does.
+ * Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded), or,
+ * before there is one, before the backlog is collapsed.
  */
-const PLAIN_BACKLOG_CHARS = 1 << 20;
+const SCREEN_BATCH_CHARS = 1 << 16;
 /** Bytes one `output()` consumer may fall behind before output is dropped (and said so). */
 const STREAM_BUFFER_BYTES = 8 << 20;
 
@@ -192,8 +188,7 @@ export class OutputPipeline {
       // Plain text lets the screen skip the middle of a long burst without looking at it again.
       if ((pushed & PUSHED_PLAIN) !== 0) backlog.markPlain(text);
       // (What waits only shrinks meanwhile, when a screen takes it.)
-      const limit = (pushed & PUSHED_PLAIN) !== 0 && this.emulator === undefined ? PLAIN_BACKLOG_CHARS : SCREEN_BATCH_CHARS;
-      if (waiting > limit && backlog.chars > limit) this.bound();
+      if (waiting > SCREEN_BATCH_CHARS && backlog.chars > SCREEN_BATCH_CHARS) this.bound();
       this.flush(this.chunkFrameKnown ? this.chunkFrame : host.frame());
       const partial = assembler.partialLine;
       if (partial !== "" && partial !== this.lastPartial) {
