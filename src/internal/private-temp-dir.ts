@@ -1,8 +1,20 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
-import { randomText } from "./random.js";
 
 const PREFIX = "agent-tty-";
 /** `agent-tty-<pid of the process that made it>-<random>`, as {@link privateProcessDir} names them. */
@@ -13,6 +25,8 @@ const LEFTOVER_MIN_AGE_MS = 10 * 60_000;
 const IDLE_DIR_MS = 1_000;
 
 let processDir: string | undefined;
+/** The {@link PrivateFiles} made by this process (their names' count). */
+let madeFiles = 0;
 /** Sessions whose files are in the process directory. */
 let users = 0;
 let idleTimer: NodeJS.Timeout | undefined;
@@ -100,7 +114,9 @@ export class PrivateFiles {
   #counted = false;
 
   constructor() {
-    this.#prefix = `s${randomText(6, "hex")}`;
+    // Unique within the process directory, which is this process's own (0700, named at random): a
+    // count serves, and a short name is fewer characters for the shell to read where it is named.
+    this.#prefix = `s${++madeFiles}`;
   }
 
   /**
@@ -124,11 +140,11 @@ export class PrivateFiles {
       inDir === undefined
         ? this.#retry((base) => {
             const file = inside(base, `${this.#prefix}-${name}`);
-            writeFileSync(file, text, { mode: 0o600, flag: "wx" });
+            writeNewFile(file, text);
             return file;
           })
         : inside(inDir, name);
-    if (inDir !== undefined) writeFileSync(path, text, { mode: 0o600, flag: "wx" });
+    if (inDir !== undefined) writeNewFile(path, text);
     this.#files.push(path);
     return path;
   }
@@ -146,7 +162,7 @@ export class PrivateFiles {
       if (known !== undefined && known.dir === base && known.text === text && existsSync(known.path)) return known.path;
       const path = inside(base, `shared-${name}`);
       if (known?.dir === base) unlinkQuietly(path);
-      writeFileSync(path, text, { mode: 0o600, flag: "wx" });
+      writeNewFile(path, text);
       sharedFiles.set(name, { dir: base, path, text });
       return path;
     });
@@ -267,6 +283,27 @@ function processExists(pid: number): boolean {
  */
 function inside(dir: string, name: string): string {
   return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
+}
+
+/** `writeFileSync`'s flag `wx`: a new file, never one that exists. */
+const NEW_FILE = constants.O_TRUNC | constants.O_CREAT | constants.O_WRONLY | constants.O_EXCL;
+
+/**
+ * `writeFileSync(path, text, { mode: 0o600, flag: "wx" })` with the flags as a number and the text
+ * written as it is (no Buffer made of it): the start-up file is written on the way to every spawn.
+ */
+function writeNewFile(path: string, text: string): void {
+  const fd = openSync(path, NEW_FILE, 0o600);
+  try {
+    const written = writeSync(fd, text);
+    // A short write (none seen on a file this small) goes on from where it stopped.
+    if (written < Buffer.byteLength(text)) {
+      const bytes = Buffer.from(text);
+      for (let at = written; at < bytes.length;) at += writeSync(fd, bytes, at);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Removes a file, ignoring every error (gone already, or not ours to remove any more). */

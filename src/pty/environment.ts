@@ -172,15 +172,32 @@ export function resolveCommand(command: string, path: string | undefined): strin
       `cannot start '${command}': no executable file at '${absolute}'; check the path and its permissions`,
     );
   }
+  if (lastLookup?.command !== command || lastLookup.path !== path) lastLookup = { command, path, candidates: candidatesOf(command, path) };
+  const candidates = lastLookup.candidates;
+  for (let index = 0; index < candidates.length; index++) {
+    const candidate = candidates[index] as string;
+    if (isExecutable(candidate)) return candidate;
+  }
+  throw new SpawnError("ERR_SPAWN", command, `cannot start '${command}': command not found on PATH; install it or pass its full path`);
+}
+
+/**
+ * The last PATH lookup's command, PATH and the paths it tries, in order: sessions mostly start one
+ * command with one PATH, and the paths are the same each time (only the files are looked at again).
+ */
+let lastLookup: { readonly command: string; readonly path: string | undefined; readonly candidates: readonly string[] } | undefined;
+
+/** Where `command` may be on `path`, in order, each directory once. */
+function candidatesOf(command: string, path: string | undefined): string[] {
+  const candidates: string[] = [];
   const dirs = (path ?? "").split(delimiter);
   for (let index = 0; index < dirs.length; index++) {
     const dir = dirs[index] as string;
     // An entry PATH repeats (rc files that add to it at every start) answered already: a miss.
     if (dir === "" || dirs.indexOf(dir) < index) continue;
-    const candidate = isPlainAbsoluteDir(dir) ? `${dir}/${command}` : join(dir, command);
-    if (isExecutable(candidate)) return candidate;
+    candidates.push(isPlainAbsoluteDir(dir) ? `${dir}/${command}` : join(dir, command));
   }
-  throw new SpawnError("ERR_SPAWN", command, `cannot start '${command}': command not found on PATH; install it or pass its full path`);
+  return candidates;
 }
 
 /** A directory whose `join` with a name is plain concatenation (absolute, nothing to normalize): most PATH entries. */

@@ -137,13 +137,17 @@ interface Boot {
  * await Session.spawn({ command: "ssh", args: ["-tt", "me@host"], detector: detectors.shellIntegration({ inBand: true }) });
  * ```
  */
-export function shellIntegration(options: ShellIntegrationOptions = {}): FrameDetector {
-  const given = optionsObject(options, ["inBand", "nested"], "shellIntegration() options");
+export function shellIntegration(options?: ShellIntegrationOptions): FrameDetector {
+  // No options (most calls): the defaults, with nothing to check.
+  if (options === undefined) return new ShellIntegrationDetector(false, true);
+  const given = optionsObject(options, SHELL_INTEGRATION_OPTIONS, "shellIntegration() options");
   return new ShellIntegrationDetector(
     optionalBoolean(given["inBand"], "inBand") ?? false,
     optionalBoolean(given["nested"], "nested") ?? true,
   );
 }
+
+const SHELL_INTEGRATION_OPTIONS: readonly string[] = ["inBand", "nested"];
 
 class ShellIntegrationDetector implements FrameDetector {
   readonly name = "shell-integration";

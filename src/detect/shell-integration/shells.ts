@@ -14,6 +14,14 @@ export type Shell = (typeof INTEGRATED_SHELLS)[number];
 
 /** Names the shell a command starts, if it is one we can hook. */
 export function integratedShell(command: string): Shell | undefined {
+  if (lastShell?.command !== command) lastShell = { command, shell: shellNamed(command) };
+  return lastShell.shell;
+}
+
+/** The last command looked at and its shell: sessions mostly start one command, again and again. */
+let lastShell: { readonly command: string; readonly shell: Shell | undefined } | undefined;
+
+function shellNamed(command: string): Shell | undefined {
   const name = basename(command)
     .replace(/\.exe$/, "")
     .replace(/-?[\d.]+$/, "");
