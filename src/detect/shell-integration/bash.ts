@@ -90,8 +90,12 @@ function makeStartupScript(markPrefix: string, userRc: string | undefined, keys:
  * the lookup: 4k instructions less a prompt).
  */
 const LOOKUP = "${__at-__at}";
-/** Under --norc no rc file set `PROMPT_COMMAND`: the user's element is empty. */
-const NORC_PROMPT_COMMAND = `PROMPT_COMMAND=('' ${shellQuote(LOOKUP)})`;
+/**
+ * Under --norc no rc file set `PROMPT_COMMAND`: the user's element is empty. (The one that loaded
+ * the start-up file is emptied, then the check is its element 1: bash makes the array from the
+ * two assignments with fewer instructions than from a list.)
+ */
+const NORC_PROMPT_COMMAND = `PROMPT_COMMAND= PROMPT_COMMAND[1]=${shellQuote(LOOKUP)}`;
 /**
  * Declares the check's key store and the name its lookup goes through (bash ≥ 4.3 expands a name
  * reference's subscript at each use). The prompts last checked are a plain variable, `__atp`, set
