@@ -92,6 +92,21 @@ export class CappedText {
   append(text: string): void {
     this.#stagedFrom = -1;
     if (text === "") return;
+    const stage = this.#stage;
+    const most = text.length * 3; // bytes of UTF-8 at most
+    if (stage !== undefined && this.#headBytes + most <= this.#maxBytes && this.#stageBytes + most <= STAGE_BYTES && !this.#overflowed) {
+      // A long head's next text, with room for it whatever its bytes: encoded without counting them
+      // first (a count makes a flat copy of a text joined from pieces, as a long chunk's clean text is).
+      const from = this.#stageBytes;
+      const bytes = stage.write(text, from, "utf8");
+      // As many bytes as characters: ASCII, which Latin-1 would have copied the same.
+      if (bytes !== text.length) this.#stageAscii = false;
+      this.#totalBytes += bytes;
+      this.#headBytes += bytes;
+      this.#stagedFrom = from;
+      this.#stageBytes = this.#stagedTo = from + bytes;
+      return;
+    }
     const bytes = Buffer.byteLength(text);
     this.#totalBytes += bytes;
     if (!this.#overflowed) {
