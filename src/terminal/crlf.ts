@@ -15,6 +15,8 @@ interface Scanned {
   raw: string | undefined;
   /** The chunk's bytes with every CR before an LF dropped (a CR at its very end kept). */
   readonly bytes: Buffer;
+  /** `bytes`, read and written four at a time. */
+  readonly view: DataView;
   /** How many of `bytes` hold that. */
   length: number;
   /** Whether every LF in the chunk comes right after a CR. */
@@ -73,9 +75,11 @@ function scanLong(text: string, afterCr: boolean): boolean {
   const length = text.length;
   // One byte to spare: the held CR below is written unconditionally.
   if (scanned === undefined || scanned.bytes.length <= length) {
-    scanned = { raw: undefined, bytes: Buffer.allocUnsafeSlow(Math.max(length + 1, 1 << 16)), length: 0, crlfOnly: true };
+    const bytes = Buffer.allocUnsafeSlow(Math.max(length + 1, 1 << 16));
+    scanned = { raw: undefined, bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.length), length: 0, crlfOnly: true };
   }
   const bytes = scanned.bytes;
+  const view = scanned.view;
   bytes.write(text, 0, length, "latin1");
   // Rare cases are not branches of their own here (the optimized code would be thrown away when
   // one came first): an LF the text starts with, after a CR held before it, is skipped over in
@@ -84,27 +88,44 @@ function scanLong(text: string, afterCr: boolean): boolean {
   let out = at;
   const end = length - (bytes[length - 1] === 13 ? 1 : 0);
   let crlfOnly = true;
+  const lastWord = end - 4;
   // `| 0` keeps both indexes 32-bit integers in the optimized loop (`out` has no bound the compiler
   // sees: without it, each step checks for an overflow and a tagged value; 10% fewer instructions).
   while (at < end) {
-    const byte = bytes[at] as number;
-    if (byte > 13) {
-      if (byte < 0x20 || byte === 0x7f) return false;
-      bytes[out] = byte;
-      out = (out + 1) | 0;
-      at = (at + 1) | 0;
-    } else if (byte === 13) {
-      // CR LF goes as LF, in one step.
-      if (bytes[at + 1] !== 10) return false;
-      bytes[out] = 10;
-      out = (out + 1) | 0;
-      at = (at + 2) | 0;
-    } else {
-      if (byte === 10) crlfOnly = false;
-      else if (byte !== 9) return false;
-      bytes[out] = byte;
-      out = (out + 1) | 0;
-      at = (at + 1) | 0;
+    // Four characters at a time while all four are printable (the text is ASCII: a byte under 0x20
+    // borrows into its top bit, 0x7f carries into it), copied as one word; little-endian both ways.
+    while (at <= lastWord) {
+      const word = view.getInt32(at, true);
+      if ((((word - 0x20202020) | (word + 0x01010101)) & 0x80808080) !== 0) break;
+      view.setInt32(out, word, true);
+      at = (at + 4) | 0;
+      out = (out + 4) | 0;
+    }
+    // Then byte by byte, to the end of the line.
+    while (at < end) {
+      const byte = bytes[at] as number;
+      if (byte > 13) {
+        if (byte < 0x20 || byte === 0x7f) return false;
+        bytes[out] = byte;
+        out = (out + 1) | 0;
+        at = (at + 1) | 0;
+      } else if (byte === 13) {
+        // CR LF goes as LF, in one step.
+        if (bytes[at + 1] !== 10) return false;
+        bytes[out] = 10;
+        out = (out + 1) | 0;
+        at = (at + 2) | 0;
+        break;
+      } else {
+        bytes[out] = byte;
+        out = (out + 1) | 0;
+        at = (at + 1) | 0;
+        if (byte === 10) {
+          crlfOnly = false;
+          break;
+        }
+        if (byte !== 9) return false;
+      }
     }
   }
   // The held CR is kept, so that what comes before it maps as it is.
