@@ -92,40 +92,50 @@ function scanLong(text: string, afterCr: boolean): boolean {
   // `| 0` keeps both indexes 32-bit integers in the optimized loop (`out` has no bound the compiler
   // sees: without it, each step checks for an overflow and a tagged value; 10% fewer instructions).
   while (at < end) {
-    // Four characters at a time while all four are printable (the text is ASCII: a byte under 0x20
-    // borrows into its top bit, 0x7f carries into it), copied as one word; little-endian both ways.
-    while (at <= lastWord) {
+    if (at <= lastWord) {
+      // Four characters at a time while all four are printable (the text is ASCII: a byte under
+      // 0x20 borrows into its top bit, DEL carries into it), copied as one word; little-endian both ways.
       const word = view.getInt32(at, true);
-      if ((((word - 0x20202020) | (word + 0x01010101)) & 0x80808080) !== 0) break;
-      view.setInt32(out, word, true);
-      at = (at + 4) | 0;
-      out = (out + 4) | 0;
-    }
-    // Then byte by byte, to the end of the line.
-    while (at < end) {
-      const byte = bytes[at] as number;
-      if (byte > 13) {
-        if (byte < 0x20 || byte === 0x7f) return false;
-        bytes[out] = byte;
-        out = (out + 1) | 0;
-        at = (at + 1) | 0;
-      } else if (byte === 13) {
-        // CR LF goes as LF, in one step.
-        if (bytes[at + 1] !== 10) return false;
+      const stops = ((word - 0x20202020) | (word + 0x01010101)) & 0x80808080;
+      if (stops === 0) {
+        view.setInt32(out, word, true);
+        at = (at + 4) | 0;
+        out = (out + 4) | 0;
+        continue;
+      }
+      // The printable ones before the first that is not (a borrow only sets bits above it), when a
+      // CR LF follows them: they and the LF at once, once the bytes kept lag the bytes read by enough
+      // that the word written whole overwrites only bytes read already (after a few lines).
+      const printable = (31 - Math.clz32(stops & -stops)) >> 3;
+      const cr = at + printable;
+      if (bytes[cr] === 13 && bytes[cr + 1] === 10 && at - out >= 4 - printable) {
+        view.setInt32(out, word, true);
+        out = (out + printable) | 0;
         bytes[out] = 10;
         out = (out + 1) | 0;
-        at = (at + 2) | 0;
-        break;
-      } else {
-        bytes[out] = byte;
-        out = (out + 1) | 0;
-        at = (at + 1) | 0;
-        if (byte === 10) {
-          crlfOnly = false;
-          break;
-        }
-        if (byte !== 9) return false;
+        at = (cr + 2) | 0;
+        continue;
       }
+    }
+    // One byte.
+    const byte = bytes[at] as number;
+    if (byte > 13) {
+      if (byte < 0x20 || byte === 0x7f) return false;
+      bytes[out] = byte;
+      out = (out + 1) | 0;
+      at = (at + 1) | 0;
+    } else if (byte === 13) {
+      // CR LF goes as LF, in one step.
+      if (bytes[at + 1] !== 10) return false;
+      bytes[out] = 10;
+      out = (out + 1) | 0;
+      at = (at + 2) | 0;
+    } else {
+      if (byte === 10) crlfOnly = false;
+      else if (byte !== 9) return false;
+      bytes[out] = byte;
+      out = (out + 1) | 0;
+      at = (at + 1) | 0;
     }
   }
   // The held CR is kept, so that what comes before it maps as it is.
