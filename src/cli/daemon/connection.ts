@@ -74,6 +74,7 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): Con
   const conn = new Connection(socket);
   const splitter = new LineSplitter(options.maxLineChars);
   let started = false;
+  let refused = false;
   socket.setEncoding("utf8");
   // A client that connects and never finishes its request (half-open) is dropped, so it cannot hold
   // the daemon from its idle exit; after the request, long silences are normal (watch, attach).
@@ -81,14 +82,19 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): Con
     if (!started) socket.destroy();
   });
   socket.on("data", (chunk: string) => {
+    // What a refused client still sends is read and dropped: closing with it unread would reset the
+    // connection, and a client still writing would lose the reply that says why.
+    if (refused) return;
     let lines: string[];
     try {
       lines = splitter.push(chunk);
     } catch (error) {
       if (!(error instanceof LineTooLongError)) throw error;
+      refused = true;
       conn.end(errReply(`${error.message}; nothing was run`));
-      socket.destroySoon();
-      socket.pause();
+      // A client that never stops sending is cut off after the time a first request has.
+      const cutOff = setTimeout(() => socket.destroy(), options.firstRequestMs);
+      socket.once("close", () => clearTimeout(cutOff));
       return;
     }
     for (const line of lines) {
