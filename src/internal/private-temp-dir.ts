@@ -1,20 +1,8 @@
-import {
-  closeSync,
-  constants,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  rmdirSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, sep } from "node:path";
+import { join } from "node:path";
+import { randomText } from "./random.js";
 
 const PREFIX = "agent-tty-";
 /** `agent-tty-<pid of the process that made it>-<random>`, as {@link privateProcessDir} names them. */
@@ -25,8 +13,6 @@ const LEFTOVER_MIN_AGE_MS = 10 * 60_000;
 const IDLE_DIR_MS = 1_000;
 
 let processDir: string | undefined;
-/** The {@link PrivateFiles} made by this process (their names' count). */
-let madeFiles = 0;
 /** Sessions whose files are in the process directory. */
 let users = 0;
 let idleTimer: NodeJS.Timeout | undefined;
@@ -114,9 +100,7 @@ export class PrivateFiles {
   #counted = false;
 
   constructor() {
-    // Unique within the process directory, which is this process's own (0700, named at random): a
-    // count serves, and a short name is fewer characters for the shell to read where it is named.
-    this.#prefix = `s${++madeFiles}`;
+    this.#prefix = `s${randomText(6, "hex")}`;
   }
 
   /**
@@ -126,7 +110,7 @@ export class PrivateFiles {
    */
   dir(): string {
     this.#dir ??= this.#retry((base) => {
-      const dir = inside(base, this.#prefix);
+      const dir = join(base, this.#prefix);
       mkdirSync(dir, { mode: 0o700 });
       return dir;
     });
@@ -139,12 +123,12 @@ export class PrivateFiles {
     const path =
       inDir === undefined
         ? this.#retry((base) => {
-            const file = inside(base, `${this.#prefix}-${name}`);
-            writeNewFile(file, text);
+            const file = join(base, `${this.#prefix}-${name}`);
+            writeFileSync(file, text, { mode: 0o600, flag: "wx" });
             return file;
           })
-        : inside(inDir, name);
-    if (inDir !== undefined) writeNewFile(path, text);
+        : join(inDir, name);
+    if (inDir !== undefined) writeFileSync(path, text, { mode: 0o600, flag: "wx" });
     this.#files.push(path);
     return path;
   }
@@ -160,9 +144,9 @@ export class PrivateFiles {
     return this.#retry((base) => {
       const known = sharedFiles.get(name);
       if (known !== undefined && known.dir === base && known.text === text && existsSync(known.path)) return known.path;
-      const path = inside(base, `shared-${name}`);
+      const path = join(base, `shared-${name}`);
       if (known?.dir === base) unlinkQuietly(path);
-      writeNewFile(path, text);
+      writeFileSync(path, text, { mode: 0o600, flag: "wx" });
       sharedFiles.set(name, { dir: base, path, text });
       return path;
     });
@@ -274,35 +258,6 @@ function processExists(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/**
- * `join(dir, name)` for a directory of ours (made by `mkdtempSync` from a joined, so normalized, path,
- * or inside one) and a plain file name: the same path without normalizing it again character by character.
- */
-function inside(dir: string, name: string): string {
-  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
-}
-
-/** `writeFileSync`'s flag `wx`: a new file, never one that exists. */
-const NEW_FILE = constants.O_TRUNC | constants.O_CREAT | constants.O_WRONLY | constants.O_EXCL;
-
-/**
- * `writeFileSync(path, text, { mode: 0o600, flag: "wx" })` with the flags as a number and the text
- * written as it is (no Buffer made of it): the start-up file is written on the way to every spawn.
- */
-function writeNewFile(path: string, text: string): void {
-  const fd = openSync(path, NEW_FILE, 0o600);
-  try {
-    const written = writeSync(fd, text);
-    // A short write (none seen on a file this small) goes on from where it stopped.
-    if (written < Buffer.byteLength(text)) {
-      const bytes = Buffer.from(text);
-      for (let at = written; at < bytes.length;) at += writeSync(fd, bytes, at);
-    }
-  } finally {
-    closeSync(fd);
   }
 }
 

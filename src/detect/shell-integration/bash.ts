@@ -20,15 +20,13 @@ const CLEAR_KEY_BINDINGS = ["emacs", "vi-insert", "vi-command"]
  */
 export function installBash(plan: SpawnPlan, files: PrivateFiles, markPrefix: string): SpawnPlan {
   const args: string[] = [];
-  // null: the default rc file, named only when no argument named another (or none).
-  let userRc: string | undefined | null = null;
+  let userRc: string | undefined = join(plan.env["HOME"] ?? homedir(), ".bashrc");
   for (let index = 0; index < plan.args.length; index++) {
     const arg = plan.args[index] as string;
     if (arg === "--norc") userRc = undefined;
     else if (arg === "--rcfile" || arg === "--init-file") userRc = plan.args[++index];
     else args.push(arg);
   }
-  if (userRc === null) userRc = join(plan.env["HOME"] ?? homedir(), ".bashrc");
   // One `bind -f` reads the three key bindings from a file: three `bind` commands cost bash a
   // tenth of its start-up (each scans the whole keymap for what the key was bound to). The file is
   // the same for every session: written once for the sessions of this process. Without a line
