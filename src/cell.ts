@@ -130,6 +130,15 @@ export interface CellSource {
   outputSoFar(): string;
 }
 
+/** What {@link captureSettlers} took from the promise made last (read at once by its maker). */
+let capturedResolve: ((result: never) => void) | undefined;
+let capturedReject: ((error: unknown) => void) | undefined;
+/** A promise executor that hands its settle functions over through the two variables above. */
+function captureSettlers(resolve: (result: never) => void, reject: (error: unknown) => void): void {
+  capturedResolve = resolve;
+  capturedReject = reject;
+}
+
 /**
  * A {@link Cell}'s state, and the session's side of it ({@link CellControl}): one object per cell,
  * its methods on the prototype (a cell is made for every `run()`: no closures per cell).
@@ -147,10 +156,11 @@ export class CellState implements CellControl {
 
   constructor(status: CellStatus) {
     this.status = status;
-    this.promise = new Promise<CellResult>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
+    // One executor for every cell, not a closure (and its context) made per cell.
+    this.promise = new Promise<CellResult>(captureSettlers);
+    this.#resolve = capturedResolve as (result: CellResult) => void;
+    this.#reject = capturedReject as (error: unknown) => void;
+    capturedResolve = capturedReject = undefined;
   }
 
   setStatus(next: CellStatus): void {

@@ -42,9 +42,7 @@ export class LapsingInterval {
   /** Ticks from now on (the timer is armed if it is not pending). */
   start(): void {
     this.ticking = true;
-    if (this.timer !== undefined) return;
-    this.timer = setInterval(() => this.onTick(), this.periodMs);
-    if (this.unref) this.timer.unref();
+    if (this.timer === undefined) this.arm();
   }
 
   /** No more ticks; the timer ends at its next tick unless started again first. */
@@ -56,6 +54,12 @@ export class LapsingInterval {
   dispose(): void {
     this.ticking = false;
     this.clear();
+  }
+
+  /** Apart from `start()` (every cell): an arrow there made it allocate a closure context on every call. */
+  private arm(): void {
+    this.timer = setInterval(() => this.onTick(), this.periodMs);
+    if (this.unref) this.timer.unref();
   }
 
   private onTick(): void {

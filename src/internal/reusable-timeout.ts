@@ -43,9 +43,11 @@ export class ReusableTimeout implements LongTimeout {
     this.callback = callback;
     const step = Math.min(ms, MAX_TIMER_MS);
     this.leftMs = ms - step;
-    this.dueAt = now + step;
+    // (The sum kept in a local: reading a fractional field back makes a number object, 16 bytes, until optimized.)
+    const dueAt = now + step;
+    this.dueAt = dueAt;
     // The pending timer fires no later than this: it is kept, and waits out the rest when it fires.
-    if (this.timer !== undefined && this.timerAt <= this.dueAt) return;
+    if (this.timer !== undefined && this.timerAt <= dueAt) return;
     this.schedule(step, now);
   }
 

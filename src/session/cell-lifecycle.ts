@@ -130,6 +130,8 @@ export class CellLifecycle {
       this.settle(run, "awaiting_input", run.frame, AWAITING_INPUT);
     },
   };
+  /** {@link CellLifecycle.startNext} for `queueMicrotask`, made once (an arrow in `release` made a closure context every cell). */
+  private readonly startNextTask = (): void => this.startNext();
   private readonly afterInterruptSettled = (): void => {
     const held = this.held;
     if (held === undefined || this.lock !== held) return;
@@ -348,7 +350,9 @@ export class CellLifecycle {
       run.startTime = performance.now();
     }
     if (run.status !== "running") run.setStatus("running");
-    this.armTimeout(run, run.options.timeoutMs, run.startTime);
+    // Read once: each read of a fractional field makes a number object (16 bytes) until optimized.
+    const now = run.startTime;
+    this.armTimeout(run, run.options.timeoutMs, now);
     if (run.unlisten === undefined && run.options.signal !== undefined) this.watchAbort(run);
     if (this.host.cellEventsHeard?.() !== false) this.host.emit({ type: "fired", cellId: run.id, status: "running" });
     if ((!this.atPrompt && this.detector.tracksPrompt === true) || this.interrupts.settling) {
@@ -358,7 +362,7 @@ export class CellLifecycle {
       return;
     }
     // Written in the turn it started (or took its turn) in: its start time is the time it is typed.
-    this.write(run, run.startTime);
+    this.write(run, now);
   }
 
   /** Writes the cell to the terminal; its frame starts. `now`: the time, when read in this turn. */
@@ -521,7 +525,7 @@ export class CellLifecycle {
     this.output.endCell();
     if (this.lockState === "busy" || this.lockState === "timed_out") this.lockState = "idle";
     // Nothing queued now, nothing to start: a cell fired from here on takes the free lock at once.
-    if (this.queue.length > 0) queueMicrotask(() => this.startNext());
+    if (this.queue.length > 0) queueMicrotask(this.startNextTask);
   }
 
   private startNext(): void {

@@ -208,6 +208,7 @@ class ShellIntegrationDetector implements FrameDetector {
   private readyStep: (() => Verdict | undefined) | undefined;
   // Made once, not per cell: the prompt's ready step, and taking it at the end of the chunk.
   private readonly onReadyStep = (): Verdict | undefined => this.onReady();
+  private readonly removeStartupFilesTask = (): void => this.removeStartupFiles();
   private readonly takeReadyStepLater = (): void => this.takeReadyStep();
   /** The session calls {@link endOfChunk} after every chunk (it did once): no microtask is needed to wait for the chunk's end. */
   private toldChunkEnds = false;
@@ -617,7 +618,7 @@ class ShellIntegrationDetector implements FrameDetector {
   /** The prompt is drawn (a ready mark): the pending end, if any, ends the frame. */
   private onReady(): Verdict | undefined {
     // Read by now: the shell has drawn its first prompt. Removed after the ready prompt is handled.
-    if (this.startupFiles !== undefined) setImmediate(() => this.removeStartupFiles());
+    if (this.startupFiles !== undefined) setImmediate(this.removeStartupFilesTask);
     // A prompt without a finished command before it is readline redrawing the line.
     const end = this.pendingEnd;
     this.pendingEnd = undefined;
@@ -632,6 +633,14 @@ class ShellIntegrationDetector implements FrameDetector {
       if (this.left.length === 0) return end;
       return frameEnd(this.withNesting(end));
     }
+    return this.confirmTentative(end);
+  }
+
+  /**
+   * A prompt after a status mark with no command started: the end counts once the prompt stays.
+   * Apart from {@link onReady}, whose every call would otherwise make a context for this closure.
+   */
+  private confirmTentative(end: FrameEnd & { readonly kind: "end" }): Verdict | undefined {
     this.tentative = false;
     const confirmed = this.confirmer.confirm(() => {
       this.awaitingStart = false;
