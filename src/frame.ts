@@ -239,6 +239,11 @@ export class FrameCollector implements SealListener {
         rawOmittedBytes: 0,
       };
     }
+    return this.finishPieces(dropLines, dropSuffix);
+  }
+
+  /** {@link FrameCollector.finish} for a long output, or lines or text to drop (apart: compiled only when first needed). */
+  private finishPieces(dropLines: number, dropSuffix: string): FrameOutput {
     // A short output is one string (no cap, no staging): its raw ranges resolve through outputText().
     const capped = this.output?.finishPieces(omittedMarker);
     const raw =

@@ -330,6 +330,11 @@ export function normalizeCode(code: unknown): string {
   if (typeof code !== "string") throw invalidArgument(`Expected the cell's code to be a string, got ${describeValue(code)}`);
   // One line of text (most cells): nothing to change, only emptiness to check.
   if (!ANY_CONTROL.test(code) && code.trim() !== "") return code;
+  return normalizeCodeLines(code);
+}
+
+/** {@link normalizeCode} for code with line ends or control characters, or none but blanks (apart: compiled only when first needed). */
+function normalizeCodeLines(code: string): string {
   const normalized = code.replace(/\r\n?/g, "\n").replace(/\n+$/, "");
   if (normalized.trim() === "") throw invalidArgument('Expected the cell\'s code to be non-empty; use press("enter") to send a bare Enter');
   // The terminal acts on these (Ctrl-C interrupts, Ctrl-S freezes output, ESC could end a paste):
