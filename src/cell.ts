@@ -140,8 +140,10 @@ function captureSettlers(resolve: (result: never) => void, reject: (error: unkno
 }
 
 /**
- * A {@link Cell}'s state, and the session's side of it ({@link CellControl}): one object per cell,
- * its methods on the prototype (a cell is made for every `run()`: no closures per cell).
+ * A {@link Cell}'s state, and the session's side of it ({@link CellControl}): its methods on the
+ * prototype (a cell is made for every `run()`: no closures per cell). The session's record of a
+ * cell extends it (one object per cell, not two); members TypeScript-`private`, not `#private`
+ * (a `#` member is reached through a keyed lookup, on every cell's path).
  *
  * @internal
  */
@@ -151,15 +153,15 @@ export class CellState implements CellControl {
   /** Live consumers (iterators); made by the first one (most cells have none). */
   consumers: Set<BoundedQueue<string>> | undefined;
   readonly promise: Promise<CellResult>;
-  #resolve!: (result: CellResult) => void;
-  #reject!: (error: unknown) => void;
+  private resolvePromise!: (result: CellResult) => void;
+  private rejectPromise!: (error: unknown) => void;
 
   constructor(status: CellStatus) {
     this.status = status;
     // One executor for every cell, not a closure (and its context) made per cell.
     this.promise = new Promise<CellResult>(captureSettlers);
-    this.#resolve = capturedResolve as (result: CellResult) => void;
-    this.#reject = capturedReject as (error: unknown) => void;
+    this.resolvePromise = capturedResolve as (result: CellResult) => void;
+    this.rejectPromise = capturedReject as (error: unknown) => void;
     capturedResolve = capturedReject = undefined;
   }
 
@@ -175,7 +177,7 @@ export class CellState implements CellControl {
     this.status = result.status;
     this.ended = true;
     if (this.consumers !== undefined) for (const consumer of this.consumers) consumer.end();
-    this.#resolve(result);
+    this.resolvePromise(result);
   }
 
   fail(error: unknown): void {
@@ -183,7 +185,7 @@ export class CellState implements CellControl {
     if (this.consumers !== undefined) for (const consumer of this.consumers) consumer.end();
     // A caller that never awaits `result` must not crash the process on the rejection.
     this.promise.catch(ignore);
-    this.#reject(error);
+    this.rejectPromise(error);
   }
 }
 

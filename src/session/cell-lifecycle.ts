@@ -46,7 +46,10 @@ export interface CellLifecycleOptions {
 }
 
 /** The part of the output pipeline a cell's life drives (see {@link OutputPipeline}). */
-export type CellOutput = Pick<OutputPipeline, "startCell" | "endCell" | "closeFrame" | "flushPartial" | "partialLine" | "lastOutputAt">;
+export type CellOutput = Pick<
+  OutputPipeline,
+  "startCell" | "endCell" | "closeFrame" | "flushPartial" | "partialLine" | "lastOutputAt" | "chunkTime"
+>;
 
 /**
  * What the cell lifecycle asks of the session it serves: the terminal, the program, events (and what
@@ -165,7 +168,7 @@ export class CellLifecycle {
 
   /** The live consumers of the lock holder's output. */
   get control(): CellControl | undefined {
-    return this.lock?.control;
+    return this.lock;
   }
 
   // ── The session's calls ───────────────────────────────────────────
@@ -216,17 +219,26 @@ export class CellLifecycle {
       if (run !== undefined && this.held === run && !this.interrupts.settling) this.writeHeld(run);
       return;
     }
-    this.output.closeFrame(frame, run.control, end.note, end.partialOutput);
+    this.output.closeFrame(frame, run, end.note, end.partialOutput);
     run.frame = undefined;
     const status = run.stopping ?? "done";
-    this.settle(run, status, frame, {
-      exitCode: status === "done" ? (end.exitCode ?? null) : null,
-      cwd: end.cwd,
-      nested: end.nested,
-      dropLines: end.dropLines,
-      dropSuffix: end.dropSuffix,
-      decidedBy: run.stopping === undefined ? decidedBy : run.stopping === "timeout" ? "timeout" : "interrupt",
-    });
+    // The frame ended with the chunk being taken in (the prompt's): the cell's time runs to its arrival (one clock read less a cell).
+    const chunkAt = this.output.chunkTime;
+    this.settle(
+      run,
+      status,
+      frame,
+      {
+        exitCode: status === "done" ? (end.exitCode ?? null) : null,
+        cwd: end.cwd,
+        nested: end.nested,
+        dropLines: end.dropLines,
+        dropSuffix: end.dropSuffix,
+        decidedBy: run.stopping === undefined ? decidedBy : run.stopping === "timeout" ? "timeout" : "interrupt",
+      },
+      false,
+      chunkAt >= run.startTime ? chunkAt : undefined,
+    );
     this.release(run, true);
   }
 
@@ -257,7 +269,7 @@ export class CellLifecycle {
   failQueued(): void {
     for (const run of this.queue.splice(0)) {
       run.unlisten?.();
-      run.control.fail(
+      run.fail(
         new SessionClosedError(
           this.options.name,
           this.host.exited() ? "exited before the cell could start" : "was closed before the cell could start",
@@ -413,7 +425,7 @@ export class CellLifecycle {
     const onAbort = () => {
       if (run.status === "queued") {
         this.queue.splice(this.queue.indexOf(run), 1);
-        run.control.fail(signal.reason);
+        run.fail(signal.reason);
         return;
       }
       void this.stop(run, "interrupted");
@@ -483,6 +495,7 @@ export class CellLifecycle {
     frame: FrameCollector | undefined,
     details: SettleDetails,
     keepFrame = false,
+    now?: number,
   ): CellResult {
     if (run.result !== undefined) {
       // Already reported (a timeout that kept the lock): wake whoever waits for the lock.
@@ -490,7 +503,7 @@ export class CellLifecycle {
       return run.result;
     }
     // The question of an `awaiting_input` cell is usually an unfinished line: shown after its output.
-    const result = cellResult(run, status, frame, details, this.partialLine);
+    const result = cellResult(run, status, frame, details, this.partialLine, now);
     if (status === "awaiting_input") {
       run.inputResult = result;
       run.setStatus(status);
@@ -509,7 +522,7 @@ export class CellLifecycle {
       this.settledNext = (this.settledNext + 1) % RETAINED_CELLS;
     }
     if (this.host.cellEventsHeard?.() !== false) this.host.emit({ type: "done", cellId: run.id, status, exitCode: result.exitCode });
-    run.control.finish(result);
+    run.finish(result);
     if (run.inputWaiters !== undefined) run.resolveInputWaiters(result);
     if (!keepFrame && run.settleWaiters !== undefined) run.wake(result);
     return result;

@@ -26,15 +26,12 @@ export type NormalizedCellOptions = ReturnType<typeof normalizeCellOptions>;
  *
  * @internal
  */
-export class CellRun implements CellSource {
+export class CellRun extends CellState implements CellSource {
   readonly id = cellId();
   /** The handle the caller holds; its output is the frame so far, then the result's. */
   readonly cell: Cell;
-  /** What settles the handle and feeds its live consumers. */
-  readonly control: CellControl;
   startedAt = new Date();
   startTime = performance.now();
-  status: CellStatus;
   /** The final result, once settled. */
   result: CellResult | undefined;
   /** The latest `awaiting_input` snapshot. */
@@ -59,10 +56,13 @@ export class CellRun implements CellSource {
     readonly options: NormalizedCellOptions,
     queued: boolean,
   ) {
-    this.status = queued ? "queued" : "running";
-    const state = new CellState(this.status);
-    this.cell = new Cell(this.id, code, state, this);
-    this.control = state;
+    super(queued ? "queued" : "running");
+    this.cell = new Cell(this.id, code, this, this);
+  }
+
+  /** What settles the handle and feeds its live consumers: the record itself (its {@link CellState}). */
+  get control(): CellControl {
+    return this;
   }
 
   /** What the cell's handle shows before it settles: the frame so far, then the result's output. */
@@ -78,12 +78,6 @@ export class CellRun implements CellSource {
   /** The program waits for input: the cell settles `awaiting_input` (see `InputCheckedCell`). */
   awaitingInput(): void {
     this.checks?.awaitingInput(this);
-  }
-
-  /** Sets the cell's status and tells its handle. */
-  setStatus(status: CellStatus): void {
-    this.status = status;
-    this.control.setStatus(status);
   }
 
   /** Resolves everyone waiting for the cell to release the lock. */
@@ -169,7 +163,8 @@ export interface SettleDetails {
 
 /**
  * The result of `run` as it ends with `status`: the output its frame holds (finished here), and with
- * `awaiting_input` the unfinished line (`partialLine()`, usually the question) shown after it.
+ * `awaiting_input` the unfinished line (`partialLine()`, usually the question) shown after it; its
+ * time runs to `now` (`performance.now()`: the time the frame ended, when the caller knows it).
  *
  * @internal
  */
@@ -179,6 +174,7 @@ export function cellResult(
   frame: FrameCollector | undefined,
   details: SettleDetails,
   partialLine: () => string,
+  now = performance.now(),
 ): CellResult {
   const finished = frame?.finish(details.dropLines, details.dropSuffix);
   let output = finished?.output ?? "";
@@ -194,7 +190,7 @@ export function cellResult(
     output,
     raw: "",
     exitCode: status === "done" || status === "exited" ? details.exitCode : null,
-    durationMs: Math.round((performance.now() - run.startTime) * 1000) / 1000,
+    durationMs: Math.round((now - run.startTime) * 1000) / 1000,
     truncated: finished?.truncated ?? false,
     omittedBytes: finished?.omittedBytes ?? 0,
     rawOmittedBytes: finished?.rawOmittedBytes ?? 0,

@@ -97,6 +97,8 @@ export class OutputPipeline {
   private atLineStart = true;
   private ended = false;
   private outputAt = 0;
+  /** While a chunk is taken in (from `push` to the end of `endChunk`): when it arrived; -1 otherwise. */
+  private chunkAt = -1;
   // The shared empty set until something is added (see `own`): most sessions add to none of them.
   private rawStreams: Set<BoundedQueue<string>> = NOTHING;
   private cleanStreams: Set<BoundedQueue<string>> = NOTHING;
@@ -154,6 +156,14 @@ export class OutputPipeline {
     return this.outputAt;
   }
 
+  /**
+   * When the chunk being taken in arrived (`performance.now()`), while one is (what ends a frame
+   * in it happens then, give or take the chunk's handling); -1 between chunks.
+   */
+  get chunkTime(): number {
+    return this.chunkAt;
+  }
+
   /** The unfinished last line, cleaned (a prompt, a question). */
   get partialLine(): string {
     return this.assembler.partialLine;
@@ -164,6 +174,7 @@ export class OutputPipeline {
     // Fields read more than once are read once (each read is an inline-cache call in code not yet optimized).
     const at = performance.now();
     this.outputAt = at;
+    this.chunkAt = at;
     this.chunkFed?.startOfChunk(at);
     const host = this.host;
     host.raw(text);
@@ -214,7 +225,11 @@ export class OutputPipeline {
    * for the end of the chunk holding a mark (shell integration: bash's prompt) acts now.
    */
   endChunk(): void {
-    this.chunkFed?.endOfChunk();
+    try {
+      this.chunkFed?.endOfChunk();
+    } finally {
+      this.chunkAt = -1;
+    }
   }
 
   // ── The screen ─────────────────────────────────────────────────────
