@@ -46,7 +46,7 @@ export interface CellResultBase {
   readonly output: string;
   /** The terminal's bytes during the cell, as produced (also capped). */
   readonly raw: string;
-  /** Milliseconds from writing the cell to this result. */
+  /** Milliseconds from writing the cell to this result (to the arrival of the output that ended its frame, when that ended it). */
   readonly durationMs: number;
   /** True when `output` was cut to `maxOutputBytes`. */
   readonly truncated: boolean;
