@@ -215,31 +215,27 @@ export class CellLifecycle {
     const run = this.lock;
     const frame = run?.frame;
     if (run === undefined || frame === undefined) {
-      this.atPrompt = true;
-      if (run !== undefined && this.held === run && !this.interrupts.settling) this.writeHeld(run);
+      this.promptBetweenFrames(run);
       return;
     }
     this.output.closeFrame(frame, run, end.note, end.partialOutput);
     run.frame = undefined;
-    const status = run.stopping ?? "done";
+    const stopping = run.stopping;
     // The frame ended with the chunk being taken in (the prompt's): the cell's time runs to its arrival (one clock read less a cell).
     const chunkAt = this.output.chunkTime;
-    this.settle(
-      run,
-      status,
-      frame,
-      {
-        exitCode: status === "done" ? (end.exitCode ?? null) : null,
-        cwd: end.cwd,
-        nested: end.nested,
-        dropLines: end.dropLines,
-        dropSuffix: end.dropSuffix,
-        decidedBy: run.stopping === undefined ? decidedBy : run.stopping === "timeout" ? "timeout" : "interrupt",
-      },
-      false,
-      chunkAt >= run.startTime ? chunkAt : undefined,
-    );
+    const now = chunkAt >= run.startTime ? chunkAt : undefined;
+    if (stopping === undefined) this.settle(run, "done", frame, end, false, now, decidedBy);
+    else {
+      const by = stopping === "timeout" ? "timeout" : "interrupt";
+      this.settle(run, stopping, frame, { ...end, exitCode: null, decidedBy: by }, false, now);
+    }
     this.release(run, true);
+  }
+
+  /** The program is at its prompt with no frame open: a cell held for it is written. */
+  private promptBetweenFrames(run: CellRun | undefined): void {
+    this.atPrompt = true;
+    if (run !== undefined && this.held === run && !this.interrupts.settling) this.writeHeld(run);
   }
 
   /**
@@ -291,7 +287,7 @@ export class CellLifecycle {
         throw new AgentTtyError("ERR_UNKNOWN_CELL", `session '${this.options.name}' has run no cell yet; call run() first`);
       return Promise.resolve(last);
     }
-    if (timeoutMs !== undefined && this.lock === run && run.timer !== undefined) this.armTimeout(run, timeoutMs);
+    if (timeoutMs !== undefined && this.lock === run && this.deadlineRun === run) this.armTimeout(run, timeoutMs);
     return run.nextSettlePoint(this.lock === run, untilInput);
   }
 
@@ -343,14 +339,16 @@ export class CellLifecycle {
     }
     const queued = holder !== undefined;
     const run = new CellRun(normalizedCode, normalized, queued);
-    if (queued) {
-      this.queue.push(run);
-      if (this.host.cellEventsHeard?.() !== false) this.host.emit({ type: "fired", cellId: run.id, status: "queued" });
-      this.watchAbort(run);
-    } else {
-      this.begin(run);
-    }
+    if (queued) this.enqueue(run);
+    else this.begin(run);
     return run;
+  }
+
+  /** A cell waits its turn behind the lock holder. */
+  private enqueue(run: CellRun): void {
+    this.queue.push(run);
+    if (this.host.cellEventsHeard?.() !== false) this.host.emit({ type: "fired", cellId: run.id, status: "queued" });
+    this.watchAbort(run);
   }
 
   private begin(run: CellRun): void {
@@ -384,9 +382,7 @@ export class CellLifecycle {
     try {
       bytes = this.detector.encode?.(run.code) ?? `${run.code}\r`;
     } catch (error) {
-      this.host.detectorFailed(error);
-      this.settle(run, "interrupted", undefined, { exitCode: null, decidedBy: "detector-error" });
-      this.release(run);
+      this.encodeFailed(run, error);
       return;
     }
     // Written first: the program starts on it while the frame is made (its output is read later, in its own turn).
@@ -395,6 +391,13 @@ export class CellLifecycle {
     this.output.startCell(run.code);
     run.checks = this.runChecks;
     this.inputs.start(run, now);
+  }
+
+  /** The detector threw while encoding the cell: it ends unwritten. */
+  private encodeFailed(run: CellRun, error: unknown): void {
+    this.host.detectorFailed(error);
+    this.settle(run, "interrupted", undefined, { exitCode: null, decidedBy: "detector-error" });
+    this.release(run);
   }
 
   /** Writes a cell that waited for the prompt (or for an interrupt to settle), or settles it if it was stopped meanwhile. */
@@ -412,9 +415,8 @@ export class CellLifecycle {
 
   // ── Deadlines and abort signals ─────────────────────────────────────
 
-  /** Arms the lock holder's deadline (only the lock holder has one: `run.timer` is the shared timer while armed). */
+  /** Arms the lock holder's deadline (only the lock holder has one: {@link CellLifecycle.deadlineRun} while armed). */
   private armTimeout(run: CellRun, timeoutMs: number, now?: number): void {
-    run.timer = this.deadline;
     this.deadlineRun = run;
     this.deadline.arm(timeoutMs, this.onDeadline, now);
   }
@@ -434,8 +436,14 @@ export class CellLifecycle {
     run.unlisten = () => signal.removeEventListener("abort", onAbort);
   }
 
+  /** `run`'s deadline, if armed, will not come (the timer lapses). */
+  private clearDeadline(run: CellRun): void {
+    if (this.deadlineRun !== run) return;
+    this.deadlineRun = undefined;
+    this.deadline.clear();
+  }
+
   private onTimeout(run: CellRun): void {
-    run.timer = undefined;
     if (this.lock !== run || run.result !== undefined) return;
     if (run.options.onTimeout === "interrupt") {
       void this.stop(run, "timeout");
@@ -457,8 +465,7 @@ export class CellLifecycle {
   private async stop(run: CellRun, status: FinalCellStatus, how: { force?: boolean } = {}): Promise<CellResult | undefined> {
     if (this.lock !== run) return undefined;
     run.stopping ??= run.result?.status === "timeout" ? "timeout" : status;
-    run.timer?.clear();
-    run.timer = undefined;
+    this.clearDeadline(run);
     const note = await this.interrupts.stop(
       { holdsLock: () => this.lock === run, released: () => (this.lock === run ? run.whenReleased() : Promise.resolve()) },
       how.force === true,
@@ -493,26 +500,22 @@ export class CellLifecycle {
     run: CellRun,
     status: FinalCellStatus | "awaiting_input",
     frame: FrameCollector | undefined,
-    details: SettleDetails,
+    details: SettleDetails | FrameEnd,
     keepFrame = false,
     now?: number,
+    decidedBy?: DecidedBy,
   ): CellResult {
-    if (run.result !== undefined) {
+    const reported = run.result;
+    if (reported !== undefined) {
       // Already reported (a timeout that kept the lock): wake whoever waits for the lock.
-      run.wake(run.result);
-      return run.result;
+      run.wake(reported);
+      return reported;
     }
     // The question of an `awaiting_input` cell is usually an unfinished line: shown after its output.
-    const result = cellResult(run, status, frame, details, this.partialLine, now);
-    if (status === "awaiting_input") {
-      run.inputResult = result;
-      run.setStatus(status);
-      run.resolveInputWaiters(result);
-      return result;
-    }
+    const result = cellResult(run, status, frame, details, this.partialLine, now, decidedBy);
+    if (status === "awaiting_input") return this.settleAwaitingInput(run, result);
     run.result = result;
-    run.timer?.clear();
-    run.timer = undefined;
+    this.clearDeadline(run);
     run.unlisten?.();
     run.status = status;
     this.lastResult = result;
@@ -525,6 +528,14 @@ export class CellLifecycle {
     run.finish(result);
     if (run.inputWaiters !== undefined) run.resolveInputWaiters(result);
     if (!keepFrame && run.settleWaiters !== undefined) run.wake(result);
+    return result;
+  }
+
+  /** The cell's `awaiting_input` snapshot: its waiters that asked for it are told; it keeps the lock. */
+  private settleAwaitingInput(run: CellRun, result: CellResult): CellResult {
+    run.inputResult = result;
+    run.setStatus("awaiting_input");
+    run.resolveInputWaiters(result);
     return result;
   }
 

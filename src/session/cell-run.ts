@@ -10,10 +10,10 @@ import {
   type FinalCellStatus,
 } from "../cell.js";
 import type { NestingChange } from "../detect/nested.js";
+import type { FrameEnd } from "../detect/types.js";
 import { defineRaw, type FrameCollector } from "../frame.js";
 import { cellId } from "../internal/cell-id.js";
 import { defer, type Deferred } from "../internal/deferred.js";
-import type { LongTimeout } from "../internal/long-timeout.js";
 import type { normalizeCellOptions } from "../options.js";
 
 /** A cell's options once checked and given the session's defaults. */
@@ -38,7 +38,6 @@ export class CellRun extends CellState implements CellSource {
   inputResult: CellResult | undefined;
   /** The cell's output so far, from its code being written to its frame's end. */
   frame: FrameCollector | undefined;
-  timer: LongTimeout | undefined;
   /** Set while an interrupt waits for the prompt: the status the cell will settle with. */
   stopping: FinalCellStatus | undefined;
   /** Pending `run()`/`wait()` callers that also return on awaiting_input (made by the first: most cells have none). */
@@ -165,6 +164,8 @@ export interface SettleDetails {
  * The result of `run` as it ends with `status`: the output its frame holds (finished here), and with
  * `awaiting_input` the unfinished line (`partialLine()`, usually the question) shown after it; its
  * time runs to `now` (`performance.now()`: the time the frame ended, when the caller knows it).
+ * `details` may be the detector's {@link FrameEnd} as it is (its exit code then counts for `done`
+ * and `exited`), with `decidedBy` given apart.
  *
  * @internal
  */
@@ -172,16 +173,14 @@ export function cellResult(
   run: CellRun,
   status: FinalCellStatus | "awaiting_input",
   frame: FrameCollector | undefined,
-  details: SettleDetails,
+  details: SettleDetails | FrameEnd,
   partialLine: () => string,
   now = performance.now(),
+  decidedBy: DecidedBy = (details as SettleDetails).decidedBy,
 ): CellResult {
   const finished = frame?.finish(details.dropLines, details.dropSuffix);
   let output = finished?.output ?? "";
-  if (status === "awaiting_input") {
-    const partial = frame?.collecting === true ? partialLine() : "";
-    output = output === "" || partial === "" ? output + partial : `${output}\n${partial}`;
-  }
+  if (status === "awaiting_input") output = withPartialLine(output, frame, partialLine);
   // One object literal, built once: this runs for every cell.
   const result = {
     cellId: run.id,
@@ -189,12 +188,12 @@ export function cellResult(
     status,
     output,
     raw: "",
-    exitCode: status === "done" || status === "exited" ? details.exitCode : null,
+    exitCode: status === "done" || status === "exited" ? (details.exitCode ?? null) : null,
     durationMs: Math.round((now - run.startTime) * 1000) / 1000,
     truncated: finished?.truncated ?? false,
     omittedBytes: finished?.omittedBytes ?? 0,
     rawOmittedBytes: finished?.rawOmittedBytes ?? 0,
-    decidedBy: details.decidedBy,
+    decidedBy,
     startedAt: run.startedAt,
   } as CellResult;
   if (finished !== undefined) {
@@ -205,6 +204,12 @@ export function cellResult(
   if (details.cwd !== undefined) (result as { cwd?: string }).cwd = details.cwd;
   if (details.nested !== undefined) (result as { nested?: NestingChange }).nested = details.nested;
   return result;
+}
+
+/** An `awaiting_input` cell's output: with its unfinished line (usually the question) after it. */
+function withPartialLine(output: string, frame: FrameCollector | undefined, partialLine: () => string): string {
+  const partial = frame?.collecting === true ? partialLine() : "";
+  return output === "" || partial === "" ? output + partial : `${output}\n${partial}`;
 }
 
 /**
