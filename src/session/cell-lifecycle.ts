@@ -133,8 +133,6 @@ export class CellLifecycle {
       this.settle(run, "awaiting_input", run.frame, AWAITING_INPUT);
     },
   };
-  /** {@link CellLifecycle.startNext} for `queueMicrotask`, made once (an arrow in `release` made a closure context every cell). */
-  private readonly startNextTask = (): void => this.startNext();
   private readonly afterInterruptSettled = (): void => {
     const held = this.held;
     if (held === undefined || this.lock !== held) return;
@@ -549,7 +547,12 @@ export class CellLifecycle {
     this.output.endCell();
     if (this.lockState === "busy" || this.lockState === "timed_out") this.lockState = "idle";
     // Nothing queued now, nothing to start: a cell fired from here on takes the free lock at once.
-    if (this.queue.length > 0) queueMicrotask(this.startNextTask);
+    if (this.queue.length > 0) this.startNextSoon();
+  }
+
+  /** Apart from `release` (every cell): an arrow there made it allocate a closure context on every call. */
+  private startNextSoon(): void {
+    queueMicrotask(() => this.startNext());
   }
 
   private startNext(): void {

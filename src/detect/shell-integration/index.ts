@@ -208,7 +208,6 @@ class ShellIntegrationDetector implements FrameDetector {
   private readyStep: (() => Verdict | undefined) | undefined;
   // Made once, not per cell: the prompt's ready step, and taking it at the end of the chunk.
   private readonly onReadyStep = (): Verdict | undefined => this.onReady();
-  private readonly removeStartupFilesTask = (): void => this.removeStartupFiles();
   private readonly takeReadyStepLater = (): void => this.takeReadyStep();
   /** The session calls {@link endOfChunk} after every chunk (it did once): no microtask is needed to wait for the chunk's end. */
   private toldChunkEnds = false;
@@ -618,7 +617,7 @@ class ShellIntegrationDetector implements FrameDetector {
   /** The prompt is drawn (a ready mark): the pending end, if any, ends the frame. */
   private onReady(): Verdict | undefined {
     // Read by now: the shell has drawn its first prompt. Removed after the ready prompt is handled.
-    if (this.startupFiles !== undefined) setImmediate(this.removeStartupFilesTask);
+    if (this.startupFiles !== undefined) this.removeStartupFilesSoon();
     // A prompt without a finished command before it is readline redrawing the line.
     const end = this.pendingEnd;
     this.pendingEnd = undefined;
@@ -950,6 +949,11 @@ class ShellIntegrationDetector implements FrameDetector {
     if (lines === undefined) return this.codeLine !== "" && trimmed.includes(this.codeLine);
     for (const code of lines) if (trimmed.includes(code)) return true;
     return false;
+  }
+
+  /** Apart from `onReady` (every cell): an arrow there made it allocate a closure context on every call. */
+  private removeStartupFilesSoon(): void {
+    setImmediate(() => this.removeStartupFiles());
   }
 
   private removeStartupFiles(): void {
