@@ -183,7 +183,7 @@ export class CellLifecycle {
   /** Starts a cell and resolves with its result (or its `awaiting_input` snapshot with `untilInput`). */
   run(code: string, options: CellOptions | undefined): Promise<CellResult> {
     const run = this.createRun(code, options);
-    if (!run.options.untilInput) return run.cell.result;
+    if (!run.options.untilInput) return run.promise;
     return run.nextSettlePoint(this.lock === run, true);
   }
 

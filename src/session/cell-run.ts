@@ -28,8 +28,8 @@ export type NormalizedCellOptions = ReturnType<typeof normalizeCellOptions>;
  */
 export class CellRun extends CellState implements CellSource {
   readonly id = cellId();
-  /** The handle the caller holds; its output is the frame so far, then the result's. */
-  readonly cell: Cell;
+  /** The handle, once asked for (see {@link CellRun.cell}). */
+  private handle: Cell | undefined;
   startedAt = new Date();
   startTime = performance.now();
   /** The final result, once settled. */
@@ -56,7 +56,14 @@ export class CellRun extends CellState implements CellSource {
     queued: boolean,
   ) {
     super(queued ? "queued" : "running");
-    this.cell = new Cell(this.id, code, this, this);
+  }
+
+  /**
+   * The handle the caller holds; its output is the frame so far, then the result's. Made when first
+   * asked for: `run()` hands out the cell's promise only (most cells).
+   */
+  get cell(): Cell {
+    return (this.handle ??= new Cell(this.id, this.code, this, this));
   }
 
   /** What settles the handle and feeds its live consumers: the record itself (its {@link CellState}). */
@@ -119,7 +126,7 @@ export class CellRun extends CellState implements CellSource {
     }
     if (untilInput && this.status === "awaiting_input" && this.inputResult !== undefined) return Promise.resolve(this.inputResult);
     if (untilInput) (this.inputWaiters ??= []).push(waiter);
-    this.cell.result.then(
+    this.promise.then(
       (result) => waiter.resolve(result),
       (error: unknown) => waiter.reject(error),
     );
