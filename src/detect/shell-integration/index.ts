@@ -407,33 +407,35 @@ class ShellIntegrationDetector implements FrameDetector {
       this.takeReadyStep();
       boot = this.boot;
     }
-    const body = full.slice(this.markPrefix.length);
-    // The session's own shell (depth 0) tags nothing: its marks start with their kind, a letter.
-    const first = body.charCodeAt(0);
-    const tagged = first >= 0x30 && first <= 0x39 ? /^(\d+):/.exec(body) : null;
+    // The mark is read where it is, after the prefix (`start`): no copy of it for the session's own
+    // shell (depth 0), which tags nothing, its marks starting with their kind, a letter.
+    const prefixEnd = this.markPrefix.length;
+    const first = full.charCodeAt(prefixEnd);
+    const tagged = first >= 0x30 && first <= 0x39 ? /^(\d+):/.exec(full.slice(prefixEnd)) : null;
     const depth = tagged === null ? 0 : Number(tagged[1]);
-    const mark = tagged === null ? body : body.slice(tagged[0].length);
+    const mark = tagged === null ? full : full.slice(prefixEnd + tagged[0].length);
+    const start = tagged === null ? prefixEnd : 0;
     const kind = tagged === null ? first : mark.charCodeAt(0);
     if (kind === 0x57 /* W */) {
       // bash's working directory, printed before a prompt when it changed: remembered, never an end.
-      if (boot !== undefined && depth === boot.depth) boot.cwd = mark.slice(2);
+      if (boot !== undefined && depth === boot.depth) boot.cwd = mark.slice(start + 2);
       else {
         const level = this.levels[depth];
-        if (level !== undefined) level.cwd = mark.slice(2);
+        if (level !== undefined) level.cwd = mark.slice(start + 2);
       }
       return undefined;
     }
     if (boot !== undefined) {
-      if (depth === boot.depth) return this.onBootMark(boot, mark);
+      if (depth === boot.depth) return this.onBootMark(boot, mark.slice(start));
       if (depth > boot.depth) return undefined;
       // A program below it is back at its prompt: the program being set up ended first.
       this.cancelBoot();
     }
     const top = this.levels.length - 1;
     if (depth > top) return undefined;
-    if (depth < top) this.leaveTo(depth, mark);
+    if (depth < top) this.leaveTo(depth, mark.slice(start));
     else if (this.top.repl !== undefined) return undefined;
-    return this.onLevelMark(mark, kind);
+    return this.onLevelMark(mark, start, kind);
   }
 
   /** `feed({ line, partial })` (see {@link feedRaw}). @internal */
@@ -491,8 +493,8 @@ class ShellIntegrationDetector implements FrameDetector {
     this.outputStarted = true;
   }
 
-  /** A mark of the program the cells go to; `kind`: its first character's code. */
-  private onLevelMark(mark: string, kind: number): Verdict | undefined {
+  /** A mark of the program the cells go to, in `text` from `start`; `kind`: its first character's code. */
+  private onLevelMark(text: string, start: number, kind: number): Verdict | undefined {
     switch (kind) {
       case 0x43 /* C */:
         this.typing = false;
@@ -503,7 +505,7 @@ class ShellIntegrationDetector implements FrameDetector {
         this.outputStarted = true;
         return OUTPUT_START;
       case 0x44 /* D */: {
-        const verdict = this.onStatus(mark);
+        const verdict = this.onStatus(text, start);
         // bash's status mark opens its prompt and is the prompt's only mark: it is ready too.
         if (this.top.shell === "bash" && this.pendingEnd !== undefined) this.readyAfterChunk(this.onReadyStep);
         return verdict;
@@ -586,20 +588,23 @@ class ShellIntegrationDetector implements FrameDetector {
     if (verdict?.kind === "end") this.io?.endFrame(verdict);
   }
 
-  /** A status mark: `D;<status>;<cwd>` (the cwd may hold ";"), or bash's `D;<status>` (its cwd comes in W marks). */
-  private onStatus(mark: string): Verdict | undefined {
+  /**
+   * A status mark, in `text` from `start`: `D;<status>;<cwd>` (the cwd may hold ";"), or bash's
+   * `D;<status>` (its cwd comes in W marks).
+   */
+  private onStatus(text: string, start: number): Verdict | undefined {
     // The line editor redrawing its prompt (a resize) while the cell is typed: not the cell's end.
     if (this.typing) return undefined;
     // Only the first status mark before the prompt counts (fish may add one from its prompt).
     if (this.pendingEnd !== undefined) return undefined;
     // D;<status>;<cwd> (the cwd may hold ";"); bash's D;<status>: the directory last said.
     // bash's D;<status> with a one-digit status (most cells): read as it is.
-    const digit = mark.length === 3 ? mark.charCodeAt(2) - 0x30 : -1;
+    const digit = text.length === start + 3 ? text.charCodeAt(start + 2) - 0x30 : -1;
     const oneDigit = digit >= 0 && digit <= 9;
-    const fieldsEnd = oneDigit ? -1 : mark.indexOf(";", 2);
-    const exitCode = oneDigit ? digit : Number.parseInt(fieldsEnd === -1 ? mark.slice(2) : mark.slice(2, fieldsEnd), 10);
+    const fieldsEnd = oneDigit ? -1 : text.indexOf(";", start + 2);
+    const exitCode = oneDigit ? digit : Number.parseInt(fieldsEnd === -1 ? text.slice(start + 2) : text.slice(start + 2, fieldsEnd), 10);
     const top = this.top;
-    if (fieldsEnd !== -1) top.cwd = mark.slice(fieldsEnd + 1);
+    if (fieldsEnd !== -1) top.cwd = text.slice(fieldsEnd + 1);
     this.pendingEnd = { kind: "end", exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
     // A command of the typed line ran (its start mark came) and the shell is back at its prompt: its line is empty.
     this.lineEmpty = this.cellInputOnly && !this.awaitingStart && !this.incomplete;
