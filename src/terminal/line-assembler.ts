@@ -162,8 +162,8 @@ export class LineAssembler {
   /**
    * Whether a piece of a chunk between marks, `text` from `from` to `to` (bash's echo, its
    * command's output, its prompt), can take the short way, {@link LineAssembler.pushLinePiece}: it
-   * is plain lines with at most a private mode at its end (see {@link LINE_PIECE}), with at most one
-   * line end (more take a screen's plain path, `LineSink.block`, which reads what `scanPlainChunk`
+   * is plain text with at most one line end and a private mode at its end (see {@link LINE_PIECE};
+   * more lines take a screen's plain path, `LineSink.block`, which reads what `scanPlainChunk`
    * saw), and nothing is held from before it. Looked at in place: no copy of the piece is made.
    */
   private takesLinePiece(text: string, from: number, to: number): boolean {
@@ -173,12 +173,7 @@ export class LineAssembler {
     LINE_PIECE.lastIndex = from;
     if (!LINE_PIECE.test(text) || LINE_PIECE.lastIndex !== to) return false;
     const lf = text.indexOf("\n", from);
-    if (lf === -1 || lf >= to) this.pieceLf = -1;
-    else {
-      const next = text.indexOf("\n", lf + 1);
-      if (next !== -1 && next < to) return false;
-      this.pieceLf = lf;
-    }
+    this.pieceLf = lf === -1 || lf >= to ? -1 : lf;
     return true;
   }
 
@@ -459,13 +454,14 @@ function endsOutsideEscape(text: string, from: number, to: number): boolean {
 }
 
 /**
- * Complete lines (CR LF), then the start of an unfinished one, of plain text (TAB allowed), and at
- * most one private mode set/reset at the very end, maybe followed by a CR: what bash prints between
- * its marks (`echo hi\r\n\x1b[?2004l\r`, `hi\r\n\x1b[?2004h`, `$ `). Sticky: tried where it is put,
- * it reads the longest such text there, in one way only (no part of it can match where another
- * does), so a piece is of this form when the match ends where the piece does.
+ * At most one complete line (CR LF), then the start of an unfinished one, of plain text (TAB
+ * allowed), and at most one private mode set/reset at the very end, maybe followed by a CR: what
+ * bash prints between its marks (`echo hi\r\n\x1b[?2004l\r`, `hi\r\n\x1b[?2004h`, `$ `). Sticky:
+ * tried where it is put, it reads the longest such text there, in one way only (no part of it can
+ * match where another does), so a piece is of this form when the match ends where the piece does
+ * (a piece of more lines stops it at its second line end: no second search for one).
  */
-const LINE_PIECE = /(?:[^\x00-\x08\x0a-\x1f\x7f-\x9f]*\r\n)*[^\x00-\x08\x0a-\x1f\x7f-\x9f]*(?:\x1b\[\?[\d;]*[hl]\r?)?/y;
+const LINE_PIECE = /[^\x00-\x08\x0a-\x1f\x7f-\x9f]*(?:\r\n[^\x00-\x08\x0a-\x1f\x7f-\x9f]*)?(?:\x1b\[\?[\d;]*[hl]\r?)?/y;
 
 /** A private mode set/reset where it is put (sticky), for {@link withoutLastMode}. */
 const PRIVATE_MODE_HERE = /\x1b\[\?[\d;]*[hl]/y;
