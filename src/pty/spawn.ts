@@ -65,36 +65,38 @@ export function spawnPty(plan: SpawnPlan, size: { cols: number; rows: number }, 
  * (an object of closures was ~0.6 kB a session, kept while it lives).
  */
 class NodePtyProcess implements PtyProcess {
+  // TypeScript `private`, not `#private`: a field read a private name costs ~40 instructions more in code
+  // not optimized yet (every read of the terminal passes here).
   readonly pid: number;
   readonly ptsName: string | undefined;
-  readonly #pty: nodePty.IPty;
-  readonly #handlers: PtyHandlers;
+  private readonly pty: nodePty.IPty;
+  private readonly handlers: PtyHandlers;
   /** node-pty's descriptor of our side (Unix), where we read and write ourselves. */
-  readonly #fd: number | undefined;
+  private readonly fd: number | undefined;
   // node-pty writes through the thread pool; where its descriptor is known (Unix) we write ourselves.
-  readonly #writer: PtyWriter | undefined;
+  private readonly writer: PtyWriter | undefined;
   /**
    * Joins UTF-8 sequences split between reads: made at the first read that ends inside one (most
    * sessions never see one: an idle session keeps none, ~0.5 kB with its buffers).
    */
-  #decoder: StringDecoder | undefined;
-  #destroyed = false;
-  #exited = false;
+  private decoder: StringDecoder | undefined;
+  private destroyed = false;
+  private exited = false;
   // Our own handle on the terminal's slave side: when the program exits, Linux would otherwise hang
   // the terminal up and drop output not read yet (node-pty reports exit without it). Held open,
   // the rest drains before node-pty reports the exit. Never read: it only keeps the terminal alive.
-  #slave: number | undefined;
+  private slave: number | undefined;
 
   constructor(pty: nodePty.IPty, handlers: PtyHandlers) {
-    this.#pty = pty;
-    this.#handlers = handlers;
+    this.pty = pty;
+    this.handlers = handlers;
     this.pid = pty.pid;
     this.ptsName = (pty as nodePty.IPty & { ptsName?: string }).ptsName;
     const fd = (pty as nodePty.IPty & { fd?: unknown }).fd;
-    this.#fd = typeof fd === "number" ? fd : undefined;
-    this.#writer = this.#fd === undefined ? undefined : new PtyWriter(this.#fd);
-    this.#slave = openSlave(pty);
-    const read = (data: string | Buffer): void => this.#deliver(data);
+    this.fd = typeof fd === "number" ? fd : undefined;
+    this.writer = this.fd === undefined ? undefined : new PtyWriter(this.fd);
+    this.slave = openSlave(pty);
+    const read = (data: string | Buffer): void => this.deliver(data);
     // node-pty passes each read from the socket it reads to `onData` through a listener of its own
     // and an emitter that copies its listener list each time (1.5k instructions a read, cold): where
     // its socket's events are at hand (`on`, out of its typings since 1.0), the read comes straight.
@@ -104,43 +106,43 @@ class NodePtyProcess implements PtyProcess {
       socket.on("data", read);
     } else pty.onData(read);
     pty.onExit(({ exitCode, signal }) => {
-      this.#exited = true;
-      this.#writer?.close();
+      this.exited = true;
+      this.writer?.close();
       this.releaseSlave();
-      const rest = this.#decoder?.end() ?? "";
+      const rest = this.decoder?.end() ?? "";
       if (rest !== "") handlers.onData(rest);
       handlers.onExit({ exitCode, signal });
     });
   }
 
-  #deliver(data: string | Buffer): void {
+  private deliver(data: string | Buffer): void {
     let text: string;
     if (typeof data === "string") text = data;
-    else if (this.#decoder !== undefined) text = this.#decoder.write(data);
+    else if (this.decoder !== undefined) text = this.decoder.write(data);
     // Most reads end in ASCII (a prompt, a line end): nothing to look back at. `utf8Slice` is what
     // `toString("utf8")` calls, without its argument checks (1.4k instructions a read, not 3.2k, cold).
     else if ((data[data.length - 1] as number) < 0x80 || !endsInsideUtf8Sequence(data)) {
       text = HAS_UTF8_SLICE ? (data as Utf8Sliceable).utf8Slice(0, data.length) : data.toString("utf8");
     } else {
-      this.#decoder = new StringDecoder("utf8");
-      text = this.#decoder.write(data);
+      this.decoder = new StringDecoder("utf8");
+      text = this.decoder.write(data);
     }
-    if (text !== "") this.#handlers.onData(text);
+    if (text !== "") this.handlers.onData(text);
   }
 
   write(data: string): void {
-    if (this.#destroyed || this.#exited) return;
-    this.#handlers.onInput?.(data);
-    if (this.#writer === undefined) this.#pty.write(data);
-    else this.#writer.write(data);
+    if (this.destroyed || this.exited) return;
+    this.handlers.onInput?.(data);
+    if (this.writer === undefined) this.pty.write(data);
+    else this.writer.write(data);
   }
 
   resize(cols: number, rows: number): void {
-    if (!this.#destroyed && !this.#exited) this.#pty.resize(cols, rows);
+    if (!this.destroyed && !this.exited) this.pty.resize(cols, rows);
   }
 
   kill(signal: NodeJS.Signals): void {
-    if (this.#exited) return;
+    if (this.exited) return;
     try {
       process.kill(this.pid, signal);
     } catch {
@@ -149,8 +151,8 @@ class NodePtyProcess implements PtyProcess {
   }
 
   hasUnreadOutput(): boolean {
-    const fd = this.#fd;
-    if (fd === undefined || this.#destroyed || this.#exited) return false;
+    const fd = this.fd;
+    if (fd === undefined || this.destroyed || this.exited) return false;
     // Nothing there is the usual answer, and an error (EAGAIN) each time: no stack trace to build.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
@@ -166,27 +168,27 @@ class NodePtyProcess implements PtyProcess {
     // Handed over after the current call, as node-pty hands over each of its reads.
     const data = Buffer.from(unreadScratch.subarray(0, read));
     queueMicrotask(() => {
-      if (!this.#destroyed) this.#deliver(data);
+      if (!this.destroyed) this.deliver(data);
     });
     return true;
   }
 
   releaseSlave(): void {
-    if (this.#slave === undefined) return;
-    closeSync(this.#slave);
-    this.#slave = undefined;
+    if (this.slave === undefined) return;
+    closeSync(this.slave);
+    this.slave = undefined;
   }
 
   destroy(): void {
     this.releaseSlave();
-    if (this.#destroyed) return;
-    this.#destroyed = true;
-    this.#writer?.close();
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.writer?.close();
     try {
       // UnixTerminal.destroy() (missing from the typings) closes our side of the PTY.
-      const closable = this.#pty as nodePty.IPty & { destroy?: () => void };
+      const closable = this.pty as nodePty.IPty & { destroy?: () => void };
       if (closable.destroy !== undefined) closable.destroy();
-      else this.#pty.kill();
+      else this.pty.kill();
     } catch {
       // already closed
     }
