@@ -1,11 +1,9 @@
 import {
   Cell,
   CellState,
-  type CellControl,
   type CellResult,
   type CellSnapshot,
   type CellSource,
-  type CellStatus,
   type DecidedBy,
   type FinalCellStatus,
 } from "../cell.js";
@@ -64,11 +62,6 @@ export class CellRun extends CellState implements CellSource {
    */
   get cell(): Cell {
     return (this.handle ??= new Cell(this.id, this.code, this, this));
-  }
-
-  /** What settles the handle and feeds its live consumers: the record itself (its {@link CellState}). */
-  get control(): CellControl {
-    return this;
   }
 
   /** What the cell's handle shows before it settles: the frame so far, then the result's output. */

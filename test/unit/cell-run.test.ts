@@ -36,7 +36,7 @@ describe("CellRun: a new cell", () => {
     expect((await live.next()).value).toBe("so far");
     const result = cellResult(run, "done", frameWith("final\n"), { exitCode: 0, decidedBy: "prompt" }, noPartial);
     run.result = result;
-    run.control.finish(result);
+    run.finish(result);
     const after = run.cell[Symbol.asyncIterator]();
     expect(await after.next()).toEqual({ done: false, value: "final" });
     expect((await after.next()).done).toBe(true);
@@ -123,7 +123,7 @@ describe("CellRun: waiting on a cell and polling it", () => {
     const next = run.nextSettlePoint(true, false);
     const result = cellResult(run, "done", frameWith("hi\n"), { exitCode: 0, decidedBy: "prompt" }, noPartial);
     run.result = result;
-    run.control.finish(result);
+    run.finish(result);
     expect(await next).toBe(result);
   });
 
