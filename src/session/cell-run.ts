@@ -1,12 +1,4 @@
-import {
-  Cell,
-  CellState,
-  type CellResult,
-  type CellSnapshot,
-  type CellSource,
-  type DecidedBy,
-  type FinalCellStatus,
-} from "../cell.js";
+import { Cell, CellState, type CellResult, type CellSnapshot, type CellSource, type DecidedBy, type FinalCellStatus } from "../cell.js";
 import type { NestingChange } from "../detect/nested.js";
 import type { FrameEnd } from "../detect/types.js";
 import { defineRaw, type FrameCollector } from "../frame.js";
