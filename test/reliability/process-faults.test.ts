@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SessionClosedError, type Cell } from "../../src/index.js";
+import { SessionClosedError } from "../../src/index.js";
 import { isAlive, seen, spawnBash, spawnSession } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { sessionMembers } from "../helpers/processes.js";

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { AgentTtyError, SessionBusyError, type Cell, type CellResult, type Session } from "../../src/index.js";
+import { AgentTtyError, SessionBusyError, type CellResult } from "../../src/index.js";
 import { recordRaw, seen, spawnBash } from "../helpers/sessions.js";
 import { waitFor } from "../helpers/wait-for.js";
 

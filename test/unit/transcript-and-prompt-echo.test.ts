@@ -3,8 +3,6 @@ import { CappedText } from "../../src/internal/capped-text.js";
 import { MAX_COMMAND_BYTES, PromptEcho } from "../../src/terminal/prompt-echo.js";
 import { Transcript } from "../../src/terminal/transcript.js";
 
-const numberLines = (from: number, to: number): string => Array.from({ length: to - from + 1 }, (_, index) => `${from + index}\n`).join("");
-
 describe("Transcript", () => {
   it("returns the last n lines, with no marker while nothing fell out", () => {
     const transcript = new Transcript();

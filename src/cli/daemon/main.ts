@@ -8,7 +8,7 @@
  * pid is dead is stale: it is moved aside atomically (only one contender
  * wins the rename) and the socket file left by the dead daemon is replaced.
  */
-import { chmodSync, closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, linkSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { checkHome, daemonAlive, daemonPaths, readLockPid, type DaemonPaths } from "../shared/paths.js";
 import { packageVersion } from "../shared/version.js";
