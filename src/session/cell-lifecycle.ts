@@ -336,9 +336,49 @@ export class CellLifecycle {
       throw new SessionBusyError(this.options.name, (this.lock ?? holder).id, this.lockState === "timed_out");
     }
     const queued = holder !== undefined;
+    // Most cells: the lock is free, the program at its prompt, nobody hears the cell's events. The
+    // code is typed first and the record made after, in the same turn: the program starts on it meanwhile.
+    if (!queued && this.writesAtOnce()) return this.writeThenBegin(normalizedCode, normalized);
     const run = new CellRun(normalizedCode, normalized, queued);
     if (queued) this.enqueue(run);
     else this.begin(run);
+    return run;
+  }
+
+  /**
+   * Whether a cell that takes the free lock now is written at once, and nothing it does before would be
+   * seen before its write: no `fired` event is heard (a recording marks the cell's start before its input).
+   */
+  private writesAtOnce(): boolean {
+    return (this.atPrompt || this.detector.tracksPrompt !== true) && !this.interrupts.settling && this.host.cellEventsHeard?.() === false;
+  }
+
+  /**
+   * {@link CellLifecycle.begin} and {@link CellLifecycle.write} for a cell that takes the free lock and is
+   * written at once, its code typed before its record is made (nothing in between can see the record).
+   */
+  private writeThenBegin(code: string, options: NormalizedCellOptions): CellRun {
+    let bytes: string;
+    try {
+      bytes = this.detector.encode?.(code) ?? `${code}\r`;
+    } catch (error) {
+      const run = new CellRun(code, options, false);
+      this.lock = run;
+      this.lockState = "busy";
+      this.armTimeout(run, options.timeoutMs, run.startTime);
+      if (options.signal !== undefined) this.watchAbort(run);
+      this.encodeFailed(run, error);
+      return run;
+    }
+    this.host.write(bytes);
+    // Its start time is read once it is typed.
+    const run = new CellRun(code, options, false);
+    this.lock = run;
+    this.lockState = "busy";
+    const now = run.startTime;
+    this.armTimeout(run, options.timeoutMs, now);
+    if (options.signal !== undefined) this.watchAbort(run);
+    this.startFrame(run, now);
     return run;
   }
 
@@ -385,6 +425,11 @@ export class CellLifecycle {
     }
     // Written first: the program starts on it while the frame is made (its output is read later, in its own turn).
     this.host.write(bytes);
+    this.startFrame(run, now);
+  }
+
+  /** The cell's code was written: its frame starts, and the input checks watch it. */
+  private startFrame(run: CellRun, now: number | undefined): void {
     run.frame = new FrameCollector(this.options.maxOutputBytes);
     this.output.startCell(run.code);
     run.checks = this.runChecks;
