@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { describeValue, invalidArgument } from "../errors.js";
+import { childProcess } from "../internal/builtins.js";
 import { isExecutable } from "../pty/environment.js";
 import { optionalPositive, optionsObject } from "../validate.js";
 import type { DetectorInput, DetectorIo, FrameDetector, FrameEnd, Verdict } from "./types.js";
@@ -188,7 +189,7 @@ class ExecutableHook extends LineHook {
   protected startFrame(): void {
     this.#stopChild();
     this.#lastWasComplete = false;
-    const child = spawn(this.#path, [], { stdio: ["pipe", "ignore", "ignore"] });
+    const child = childProcess().spawn(this.#path, [], { stdio: ["pipe", "ignore", "ignore"] });
     this.#child = child;
     child.stdin?.on("error", () => {});
     const finish = () => {

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { childProcess } from "../internal/builtins.js";
 
 /**
  * Whether the terminal is in non-canonical ("raw") mode, as a program that
@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 export function terminalIsRaw(ptsName: string | undefined): Promise<boolean> {
   if (ptsName === undefined) return Promise.resolve(true);
   return new Promise((resolve) => {
-    execFile("stty", ["-F", ptsName, "-a"], { encoding: "utf8", timeout: 1_000 }, (error, settings) => {
+    childProcess().execFile("stty", ["-F", ptsName, "-a"], { encoding: "utf8", timeout: 1_000 }, (error, settings) => {
       resolve(error === null ? /(^|\s)-icanon(\s|$)/.test(settings) : true);
     });
   });

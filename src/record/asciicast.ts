@@ -1,6 +1,6 @@
 import { closeSync, createReadStream, openSync, writeSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { AgentTtyError, describeValue, invalidArgument } from "../errors.js";
+import { readline } from "../internal/builtins.js";
 
 /**
  * The first line of an asciicast v2 file.
@@ -223,7 +223,7 @@ export function parseAsciicast(text: string): Asciicast {
  */
 export async function readAsciicast(path: string): Promise<Asciicast> {
   const parser = new CastParser();
-  const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
+  const lines = readline().createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
   let number = 0;
   for await (const line of lines) parser.line(line, ++number);
   return parser.result();
