@@ -81,7 +81,8 @@ export const MAX_TERMINAL_CELLS = 1_000_000;
 export function assertTerminalArea(cols: number, rows: number): void {
   if (cols * rows > MAX_TERMINAL_CELLS) {
     throw invalidArgument(
-      `Expected \`cols\` × \`rows\` to be at most ${MAX_TERMINAL_CELLS} cells, got ${cols} × ${rows} = ${cols * rows}; a terminal that large costs memory for every cell`,
+      // Escaped (\u00d7 is the multiplication sign): one non-ASCII character makes V8 hold the module's whole source at two bytes a character.
+      `Expected \`cols\` \u00d7 \`rows\` to be at most ${MAX_TERMINAL_CELLS} cells, got ${cols} \u00d7 ${rows} = ${cols * rows}; a terminal that large costs memory for every cell`,
     );
   }
 }

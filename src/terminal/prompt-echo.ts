@@ -81,7 +81,8 @@ export class PromptEcho {
     this.lines = [];
     this.bytes = 0;
     this.omitted = 0;
-    return omitted > 0 ? `${text}\n[… ${omitted} bytes omitted …]` : text;
+    // Escaped, as in every module a driver loads: one non-ASCII character makes V8 hold the module's whole source at two bytes a character.
+    return omitted > 0 ? `${text}\n[\u2026 ${omitted} bytes omitted \u2026]` : text;
   }
 
   private keep(line: string): void {

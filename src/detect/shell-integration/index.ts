@@ -57,8 +57,8 @@ const BOOT_CHECK_MS = 50;
 /** A probe no shell answered within this long is typed again (at most MAX_PROBES times in all). */
 const PROBE_RETRY_MS = 2_500;
 const MAX_PROBES = 3;
-/** How a shell's prompt ends (`$ `, `# `, `% `, `> `, `❯ `): the probe is typed at once at such a line, after BOOT_SILENT_MS at others. */
-const SHELL_PROMPT_END = /[$#%>❯»λ] ?$/;
+/** How a shell's prompt ends (`$ `, `# `, `% `, `> `, `❯ `, `» `, `λ `; escaped: a non-ASCII character makes V8 hold the whole module's source at two bytes a character): the probe is typed at once at such a line, after BOOT_SILENT_MS at others. */
+const SHELL_PROMPT_END = /[$#%>\u276f\u00bb\u03bb] ?$/;
 /** A password, passphrase or code asked for, or a question (ssh's host key check): never answered with the probe. */
 const ASKS_SECRET_OR_QUESTION = /(password|passphrase|passcode|pass code|verification code|token|\bpin\b|otp)[^\n]*: ?$|\? ?$|\(yes\/no/i;
 /** How long a cell's foreground program must stay quiet, reading, before it counts as a nested program. */
