@@ -16,12 +16,13 @@ export const ECHO: Verdict = Object.freeze({ kind: "echo" });
 /** Discard what the cell collected so far: it was echo. */
 export const OUTPUT_START: Verdict = Object.freeze({ kind: "output-start" });
 
+/** Nothing after this point is the cell's output: {@link outputEnd} without a note. */
+export const OUTPUT_END: Verdict = Object.freeze({ kind: "output-end" });
+
 /** Nothing after this point is the cell's output; `note` is added to it. */
 export function outputEnd(note?: string): Verdict {
   return note === undefined ? OUTPUT_END : { kind: "output-end", note };
 }
-
-const OUTPUT_END: Verdict = Object.freeze({ kind: "output-end" });
 
 /**
  * The one adapter between what `feed` may return and the {@link Verdict} the

@@ -187,7 +187,17 @@ export class OutputPipeline {
     this.chunkFrameKnown = true;
     try {
       frame?.appendRaw(text);
-      const rawVerdict = this.feedRaw(text);
+      const fed = this.chunkFed;
+      let rawVerdict: Verdict | undefined;
+      // What `feedRaw` does, in place (a call less a chunk).
+      if (fed === undefined) rawVerdict = this.feed({ raw: text });
+      else {
+        try {
+          rawVerdict = fed.feedRaw();
+        } catch (error) {
+          host.detectorFailed(error);
+        }
+      }
       if (rawVerdict !== undefined) this.handle(rawVerdict);
       const assembler = this.assembler;
       const pushed = assembler.push(text, this.sink);
@@ -310,7 +320,17 @@ export class OutputPipeline {
       this.handle(this.feedLine(text, false));
       return;
     }
-    const verdict = this.feedLine(text, false);
+    // What `feedLine` does, in place (two or three lines a cell: a call less each).
+    const fed = this.chunkFed;
+    let verdict: Verdict | undefined;
+    if (fed === undefined) verdict = this.feed({ line: text, partial: false });
+    else {
+      try {
+        verdict = fed.feedLine(text, false);
+      } catch (error) {
+        this.host.detectorFailed(error);
+      }
+    }
     if (verdict !== undefined) {
       const kind = verdict.kind;
       if (kind === "echo") return;
@@ -320,7 +340,12 @@ export class OutputPipeline {
         return;
       }
     }
-    if (this.echo?.isEcho(text) !== true) this.collect(`${text}\n`);
+    if (this.echo?.isEcho(text) !== true) {
+      // What `collect` does, in place: the frame asked again, as feeding the line may have changed it.
+      const collecting = this.chunkFrameKnown ? this.chunkFrame : this.host.frame();
+      if (collecting !== undefined) collecting.add(`${text}\n`);
+      else if (!this.idleNoise) this.publishClean(`${text}\n`);
+    }
     if (verdict !== undefined) this.handle(verdict);
   };
 
@@ -410,18 +435,6 @@ export class OutputPipeline {
         return undefined;
       }
       return toVerdict(result);
-    } catch (error) {
-      this.host.detectorFailed(error);
-      return undefined;
-    }
-  }
-
-  /** A chunk of output to the detector (see {@link ChunkFed}). */
-  private feedRaw(text: string): Verdict | undefined {
-    const fed = this.chunkFed;
-    if (fed === undefined) return this.feed({ raw: text });
-    try {
-      return fed.feedRaw();
     } catch (error) {
       this.host.detectorFailed(error);
       return undefined;

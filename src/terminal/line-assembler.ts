@@ -50,8 +50,6 @@ export class LineAssembler {
   private lastPlain = false;
   /** The text last pushed was marks and line pieces only (see {@link LineAssembler.lastPushMarkedLines}). */
   private lastMarkedLines = false;
-  /** Where the line end of the piece {@link LineAssembler.takesLinePiece} last took is (-1: none). */
-  private pieceLf = -1;
   private readonly markPrefix: string | undefined;
   /** Where a mark starts: ESC ] and the prefix. */
   private readonly markStart: string | undefined;
@@ -124,9 +122,6 @@ export class LineAssembler {
     let from = 0;
     let allLines = true;
     for (let at = firstMark; at !== -1; at = text.indexOf(markStart, from)) {
-      // Plain lines (most pieces) end outside any escape sequence: nothing more to look at.
-      const lines = at > from && (marks > 0 || !afterCr) && this.takesLinePiece(text, from, at);
-      if (!lines && !endsOutsideEscape(text, from, at)) break;
       const bodyStart = at + 2;
       const bel = text.indexOf("\x07", bodyStart);
       const esc = text.indexOf("\x1b", bodyStart);
@@ -135,8 +130,9 @@ export class LineAssembler {
       else if (esc !== -1 && text.charCodeAt(esc + 1) === 0x5c /* ST */) end = esc;
       else break; // cut off, or ended by another sequence: the usual path knows what that means
       if (end - bodyStart >= MAX_ESCAPE_CHARS) break;
-      if (lines) this.pushLinePiece(text, from, at, sink);
-      else if (at > from) {
+      // Plain lines (most pieces) end outside any escape sequence: nothing more to look at.
+      if (at > from && !((marks > 0 || !afterCr) && this.pushLinePiece(text, from, at, sink))) {
+        if (!endsOutsideEscape(text, from, at)) break;
         allLines = false;
         if (marks === 0) this.pushText(text.slice(from, at), afterCr, sink);
         else this.push(text.slice(from, at), sink);
@@ -146,12 +142,9 @@ export class LineAssembler {
       from = end === bel ? end + 1 : end + 2;
     }
     if (marks === 0) return -1;
-    if (from < text.length) {
-      if (this.takesLinePiece(text, from, text.length)) this.pushLinePiece(text, from, text.length, sink);
-      else {
-        allLines = false;
-        this.push(text.slice(from), sink);
-      }
+    if (from < text.length && !this.pushLinePiece(text, from, text.length, sink)) {
+      allLines = false;
+      this.push(text.slice(from), sink);
     }
     // Not plain for a screen: it holds escape sequences.
     this.lastPlain = false;
@@ -160,42 +153,35 @@ export class LineAssembler {
   }
 
   /**
-   * Whether a piece of a chunk between marks, `text` from `from` to `to` (bash's echo, its
-   * command's output, its prompt), can take the short way, {@link LineAssembler.pushLinePiece}: it
-   * is plain text with at most one line end and a private mode at its end (see {@link LINE_PIECE};
-   * more lines take a screen's plain path, `LineSink.block`, which reads what `scanPlainChunk`
-   * saw), and nothing is held from before it. Looked at in place: no copy of the piece is made.
+   * A piece of a chunk between marks, `text` from `from` to `to` (bash's echo, its command's output,
+   * its prompt), taken the short way when it is plain text with at most one line end and a private
+   * mode at its end (see {@link LINE_PIECE}; more lines take a screen's plain path, `LineSink.block`,
+   * which reads what `scanPlainChunk` saw), and nothing is held from before it: the line it ends,
+   * then the start of the next, as the usual path (`scanPlainChunk`, `lineOnly`, then `pushPlain`)
+   * makes them (its private mode shows nothing, and a CR after it is held, unless it starts a line:
+   * it moves nothing). Looked at in place, no copy of the piece made. Returns false, having done
+   * nothing, for any other piece.
    */
-  private takesLinePiece(text: string, from: number, to: number): boolean {
+  private pushLinePiece(text: string, from: number, to: number, sink: LineSink): boolean {
     // (Nothing is pending here: `push` took it in front of the chunk.)
-    if (this.heldCr || this.col !== this.text.length) return false;
+    const partial = this.text;
+    if (this.heldCr || this.col !== partial.length) return false;
     // The longest piece of that form from `from` (there is one way only to read it) must reach `to`.
     LINE_PIECE.lastIndex = from;
     if (!LINE_PIECE.test(text) || LINE_PIECE.lastIndex !== to) return false;
-    const lf = text.indexOf("\n", from);
-    this.pieceLf = lf === -1 || lf >= to ? -1 : lf;
-    return true;
-  }
-
-  /**
-   * A piece {@link LineAssembler.takesLinePiece} took: the line it ends, then the start of the
-   * next, as the usual path (`scanPlainChunk`, `lineOnly`, then `pushPlain`) makes them: its
-   * private mode shows nothing, and a CR after it is held, unless it starts a line (it moves nothing).
-   */
-  private pushLinePiece(text: string, from: number, to: number, sink: LineSink): void {
-    const lf = this.pieceLf;
     // Its only ESC, if any, starts its private mode (the next one is the mark's, at `to`, or none).
     const found = text.indexOf("\x1b", from);
     const esc = found === -1 || found >= to ? -1 : found;
     const end = esc === -1 ? to : esc;
-    const heldCr = esc !== -1 && text.charCodeAt(to - 1) === 13 && (esc === from ? this.text !== "" : text.charCodeAt(esc - 1) !== 10);
+    const heldCr = esc !== -1 && text.charCodeAt(to - 1) === 13 && (esc === from ? partial !== "" : text.charCodeAt(esc - 1) !== 10);
     let start = from;
-    if (lf !== -1) {
+    const lf = text.indexOf("\n", from);
+    if (lf !== -1 && lf < end) {
       // Every LF of such a piece comes after a CR.
       const line = text.slice(from, lf - 1);
-      if (this.text === "") sink.line(line);
+      if (partial === "") sink.line(line);
       else {
-        sink.line(this.text + line);
+        sink.line(partial + line);
         this.text = "";
         this.col = 0;
       }
@@ -203,6 +189,7 @@ export class LineAssembler {
     }
     if (start < end) this.append(text.slice(start, end), sink);
     this.heldCr = heldCr;
+    return true;
   }
 
   private pushText(text: string, afterCr: boolean, sink: LineSink): void {
@@ -285,10 +272,11 @@ export class LineAssembler {
   }
 
   private append(piece: string, sink: LineSink): void {
-    this.text += piece;
-    this.col = this.text.length;
-    if (this.text.length > MAX_LINE_CHARS) {
-      sink.segment(this.text);
+    const text = this.text + piece;
+    this.text = text;
+    this.col = text.length;
+    if (text.length > MAX_LINE_CHARS) {
+      sink.segment(text);
       this.discardPartial();
     }
   }

@@ -9,7 +9,7 @@ import { replDetector, replDetectorForPrompt } from "../auto.js";
 import { PromptConfirmer } from "../confirm.js";
 import { classifyNested, REMOTE_PROGRAMS, type LeftProgram, type NestedProgram } from "../nested.js";
 import type { DetectorInput, DetectorIo, FeedResult, FrameDetector, FrameEnd, SpawnPlan, Verdict } from "../types.js";
-import { ECHO, frameEnd, OUTPUT_START, outputEnd, toVerdict } from "../verdict.js";
+import { ECHO, frameEnd, OUTPUT_END, OUTPUT_START, outputEnd, toVerdict } from "../verdict.js";
 import { clearKeyOf, installShell, integratedShell, INTEGRATED_SHELLS, marksOf, TTY_KILL, type Shell } from "./shells.js";
 
 export { integratedShell, INTEGRATED_SHELLS } from "./shells.js";
@@ -411,6 +411,10 @@ class ShellIntegrationDetector implements FrameDetector {
     // shell (depth 0), which tags nothing, its marks starting with their kind, a letter.
     const prefixEnd = this.markPrefix.length;
     const first = full.charCodeAt(prefixEnd);
+    // Most marks: the session's own shell's, no nested program or bootstrap about, not a W mark.
+    if (boot === undefined && (first < 0x30 || first > 0x39) && first !== 0x57 && this.levels.length === 1) {
+      return this.onLevelMark(full, prefixEnd, first);
+    }
     const tagged = first >= 0x30 && first <= 0x39 ? /^(\d+):/.exec(full.slice(prefixEnd)) : null;
     const depth = tagged === null ? 0 : Number(tagged[1]);
     const mark = tagged === null ? full : full.slice(prefixEnd + tagged[0].length);
@@ -450,7 +454,9 @@ class ShellIntegrationDetector implements FrameDetector {
     if (repl !== undefined) return this.feedRepl(repl, { line, partial });
     if (partial) return undefined;
     this.typing = false;
-    return !this.outputStarted && (this.incomplete || this.looksLikeEcho(line)) ? ECHO : undefined;
+    if (this.outputStarted) return undefined;
+    // The echo as typed (most cells): no call to look further.
+    return (line === this.codeLine && line !== "") || this.incomplete || this.looksLikeEcho(line) ? ECHO : undefined;
   }
 
   /** The bootstrap of a nested program starts here: nothing after this is the cell's output. */
@@ -506,8 +512,12 @@ class ShellIntegrationDetector implements FrameDetector {
         return OUTPUT_START;
       case 0x44 /* D */: {
         const verdict = this.onStatus(text, start);
-        // bash's status mark opens its prompt and is the prompt's only mark: it is ready too.
-        if (this.top.shell === "bash" && this.pendingEnd !== undefined) this.readyAfterChunk(this.onReadyStep);
+        // bash's status mark opens its prompt and is the prompt's only mark: it is ready too (what
+        // readyAfterChunk does, in place: a call less a cell).
+        if (this.readyStep === undefined && this.pendingEnd !== undefined && this.top.shell === "bash") {
+          this.readyStep = this.onReadyStep;
+          if (!this.toldChunkEnds) void Promise.resolve().then(this.takeReadyStepLater);
+        }
         return verdict;
       }
       case 0x50 /* P */:
@@ -616,7 +626,7 @@ class ShellIntegrationDetector implements FrameDetector {
       return undefined;
     }
     this.outputStarted = true;
-    return this.incomplete ? INCOMPLETE : outputEnd();
+    return this.incomplete ? INCOMPLETE : OUTPUT_END;
   }
 
   /** The prompt is drawn (a ready mark): the pending end, if any, ends the frame. */
