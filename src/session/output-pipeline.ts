@@ -202,7 +202,7 @@ export class OutputPipeline {
       const assembler = this.assembler;
       const pushed = assembler.push(text, this.sink);
       // A cell's chunk from a shell with marks (its echo, output and prompt, and the marks) asks nothing.
-      if (text.includes("\x1b") && ((pushed & PUSHED_MARKED_LINES) === 0 || !this.markedLinesAskNothing) && TERMINAL_QUERY.test(text)) {
+      if (((pushed & PUSHED_MARKED_LINES) === 0 || !this.markedLinesAskNothing) && text.includes("\x1b") && TERMINAL_QUERY.test(text)) {
         this.syncScreen();
         this.queryAnswers?.noteOutput(afterLastQuery(text));
       }
@@ -210,13 +210,27 @@ export class OutputPipeline {
       if ((pushed & PUSHED_PLAIN) !== 0) backlog.markPlain(text);
       // (What waits only shrinks meanwhile, when a screen takes it.)
       if (waiting > SCREEN_BATCH_CHARS && backlog.chars > SCREEN_BATCH_CHARS) this.bound();
-      this.flush(this.chunkFrameKnown ? this.chunkFrame : host.frame());
+      // What `flush` does, in place: most chunks leave nothing to flush (a cell's output went out at its end).
+      const flushed = this.chunkFrameKnown ? this.chunkFrame : host.frame();
+      if (flushed !== undefined) {
+        const text = flushed.flush();
+        if (text !== "") this.publishFlushed(flushed, text);
+      }
       const partial = assembler.partialLine;
       if (partial !== "" && partial !== this.lastPartial) {
         this.lastPartial = partial;
         this.typed.partial(partial);
         if (this.lineWatchers.size > 0) for (const watcher of this.lineWatchers) watcher(undefined, partial);
-        const verdict = this.feedLine(partial, true);
+        // What `feedLine` does, in place.
+        let verdict: Verdict | undefined;
+        if (fed === undefined) verdict = this.feed({ line: partial, partial: true });
+        else {
+          try {
+            verdict = fed.feedLine(partial, true);
+          } catch (error) {
+            host.detectorFailed(error);
+          }
+        }
         if (verdict !== undefined) this.handle(verdict);
       }
     } finally {
@@ -393,7 +407,11 @@ export class OutputPipeline {
   private flush(frame = this.frame()): void {
     if (frame === undefined) return;
     const text = frame.flush();
-    if (text === "") return;
+    if (text !== "") this.publishFlushed(frame, text);
+  }
+
+  /** The clean text `frame.flush()` just gave to the cell's consumers and the transcript. */
+  private publishFlushed(frame: FrameCollector, text: string): void {
     const control = this.host.cellControl();
     if (control === undefined || this.liveGate) return;
     control.push(text);
@@ -466,8 +484,10 @@ export class OutputPipeline {
   }
 
   private handle(verdict: Verdict | undefined): void {
-    if (verdict === undefined || verdict.kind === "echo") return;
-    if (verdict.kind === "end") {
+    if (verdict === undefined) return;
+    const kind = verdict.kind;
+    if (kind === "echo") return;
+    if (kind === "end") {
       this.chunkFrameKnown = false; // the frame may change: the host is asked again
       this.host.endFrame(verdict);
       return;
@@ -475,14 +495,14 @@ export class OutputPipeline {
     const frame = this.chunkFrameKnown ? this.chunkFrame : this.host.frame();
     if (frame === undefined) {
       // A command typed outside any cell: show its output, not the prompt and echo around it.
-      if (verdict.kind === "output-start") {
+      if (kind === "output-start") {
         this.assembler.discardPartial();
         this.publishInput(this.typed.take() ?? "");
       } else this.assembler.flushPartial(this.sink);
-      this.idleNoise = verdict.kind === "output-end";
+      this.idleNoise = kind === "output-end";
       return;
     }
-    if (verdict.kind === "output-start") {
+    if (kind === "output-start") {
       frame.discard();
       this.assembler.discardPartial();
       this.lastPartial = "";

@@ -454,9 +454,7 @@ class ShellIntegrationDetector implements FrameDetector {
     if (repl !== undefined) return this.feedRepl(repl, { line, partial });
     if (partial) return undefined;
     this.typing = false;
-    if (this.outputStarted) return undefined;
-    // The echo as typed (most cells): no call to look further.
-    return (line === this.codeLine && line !== "") || this.incomplete || this.looksLikeEcho(line) ? ECHO : undefined;
+    return !this.outputStarted && (this.incomplete || this.looksLikeEcho(line)) ? ECHO : undefined;
   }
 
   /** The bootstrap of a nested program starts here: nothing after this is the cell's output. */
@@ -567,7 +565,14 @@ class ShellIntegrationDetector implements FrameDetector {
    */
   endOfChunk(): void {
     this.toldChunkEnds = true;
-    if (this.readyStep !== undefined) this.takeReadyStep();
+    const ready = this.readyStep;
+    if (ready === undefined) return;
+    // What takeReadyStep does, in place (the end of a cell's frame waits on it: a call less), and
+    // bash's prompt's step (most) called as the method it stands for.
+    this.readyStep = undefined;
+    if (this.disposed) return;
+    const verdict = ready === this.onReadyStep ? this.onReady() : ready();
+    if (verdict?.kind === "end") this.io?.endFrame(verdict);
   }
 
   /**
@@ -616,17 +621,19 @@ class ShellIntegrationDetector implements FrameDetector {
     const top = this.top;
     if (fieldsEnd !== -1) top.cwd = text.slice(fieldsEnd + 1);
     this.pendingEnd = { kind: "end", exitCode: Number.isNaN(exitCode) ? null : exitCode, cwd: top.cwd ?? "" };
+    const awaitingStart = this.awaitingStart;
+    const incomplete = this.incomplete;
     // A command of the typed line ran (its start mark came) and the shell is back at its prompt: its line is empty.
-    this.lineEmpty = this.cellInputOnly && !this.awaitingStart && !this.incomplete;
+    this.lineEmpty = this.cellInputOnly && !awaitingStart && !incomplete;
     this.cellInputOnly = false;
-    if (this.awaitingStart && !this.incomplete) {
+    if (awaitingStart && !incomplete) {
       // No command started: the cell ran none (a comment, a syntax error), or the line editor
       // redrew its prompt between accepting the line and running it. Only a prompt that stays ends it.
       this.tentative = true;
       return undefined;
     }
     this.outputStarted = true;
-    return this.incomplete ? INCOMPLETE : OUTPUT_END;
+    return incomplete ? INCOMPLETE : OUTPUT_END;
   }
 
   /** The prompt is drawn (a ready mark): the pending end, if any, ends the frame. */
