@@ -96,15 +96,14 @@ class NodePtyProcess implements PtyProcess {
     this.fd = typeof fd === "number" ? fd : undefined;
     this.writer = this.fd === undefined ? undefined : new PtyWriter(this.fd);
     this.slave = openSlave(pty);
-    const read = (data: string | Buffer): void => this.deliver(data);
     // node-pty passes each read from the socket it reads to `onData` through a listener of its own
     // and an emitter that copies its listener list each time (1.5k instructions a read, cold): where
     // its socket's events are at hand (`on`, out of its typings since 1.0), the read comes straight.
     const socket = pty as nodePty.IPty & Partial<SocketEvents>;
     if (typeof socket.on === "function" && typeof socket.removeAllListeners === "function") {
       socket.removeAllListeners("data");
-      socket.on("data", read);
-    } else pty.onData(read);
+      socket.on("data", this.deliver);
+    } else pty.onData(this.deliver);
     skipReadAhead(pty);
     pty.onExit(({ exitCode, signal }) => {
       this.exited = true;
@@ -116,7 +115,8 @@ class NodePtyProcess implements PtyProcess {
     });
   }
 
-  private deliver(data: string | Buffer): void {
+  /** Takes one read of the terminal (the socket's listener itself: no call in between). */
+  private readonly deliver = (data: string | Buffer): void => {
     let text: string;
     if (typeof data === "string") text = data;
     else if (this.decoder !== undefined) text = this.decoder.write(data);
@@ -129,7 +129,7 @@ class NodePtyProcess implements PtyProcess {
       text = this.decoder.write(data);
     }
     if (text !== "") this.handlers.onData(text);
-  }
+  };
 
   write(data: string): void {
     if (this.destroyed || this.exited) return;
