@@ -19,7 +19,7 @@ export interface LineSink {
 
 /** Bit of what {@link LineAssembler.push} returns: the text was plain (see `lastPushPlain`). */
 export const PUSHED_PLAIN = 1;
-/** Bit of what {@link LineAssembler.push} returns: the text was marks and plain lines (see `lastPushMarkedLines`). */
+/** Bit of what {@link LineAssembler.push} returns: the text was marks (if any) and line pieces (see `lastPushMarkedLines`). */
 export const PUSHED_MARKED_LINES = 2;
 
 /** Longest unfinished line kept whole; longer ones are passed on in segments so memory stays bounded. */
@@ -101,6 +101,14 @@ export class LineAssembler {
     if (firstMark !== -1) {
       const pushed = this.pushAroundMarks(text, firstMark, afterCr, sink);
       if (pushed !== -1) return pushed;
+    } else if (!afterCr) {
+      // One line piece (bash's echo of a cell read on its own: `echo hi\r\n\x1b[?2004l\r`): the short way.
+      const pushed = this.pushLinePiece(text, 0, text.length, sink);
+      if (pushed !== 0) {
+        this.lastPlain = pushed === PUSHED_PLAIN;
+        this.lastMarkedLines = pushed === PUSHED_MARKED_LINES;
+        return pushed;
+      }
     }
     this.pushText(text, afterCr, sink);
     return this.lastPlain ? PUSHED_PLAIN : 0;
@@ -131,7 +139,7 @@ export class LineAssembler {
       else break; // cut off, or ended by another sequence: the usual path knows what that means
       if (end - bodyStart >= MAX_ESCAPE_CHARS) break;
       // Plain lines (most pieces) end outside any escape sequence: nothing more to look at.
-      if (at > from && !((marks > 0 || !afterCr) && this.pushLinePiece(text, from, at, sink))) {
+      if (at > from && ((marks === 0 && afterCr) || this.pushLinePiece(text, from, at, sink) === 0)) {
         if (!endsOutsideEscape(text, from, at)) break;
         allLines = false;
         if (marks === 0) this.pushText(text.slice(from, at), afterCr, sink);
@@ -142,7 +150,7 @@ export class LineAssembler {
       from = end === bel ? end + 1 : end + 2;
     }
     if (marks === 0) return -1;
-    if (from < text.length && !this.pushLinePiece(text, from, text.length, sink)) {
+    if (from < text.length && this.pushLinePiece(text, from, text.length, sink) === 0) {
       allLines = false;
       this.push(text.slice(from), sink);
     }
@@ -159,16 +167,17 @@ export class LineAssembler {
    * which reads what `scanPlainChunk` saw), and nothing is held from before it: the line it ends,
    * then the start of the next, as the usual path (`scanPlainChunk`, `lineOnly`, then `pushPlain`)
    * makes them (its private mode shows nothing, and a CR after it is held, unless it starts a line:
-   * it moves nothing). Looked at in place, no copy of the piece made. Returns false, having done
-   * nothing, for any other piece.
+   * it moves nothing). Looked at in place, no copy of the piece made. Returns what `push` would
+   * for the piece alone: {@link PUSHED_PLAIN} without a private mode, {@link PUSHED_MARKED_LINES}
+   * with one; 0, having done nothing, for any other piece.
    */
-  private pushLinePiece(text: string, from: number, to: number, sink: LineSink): boolean {
+  private pushLinePiece(text: string, from: number, to: number, sink: LineSink): number {
     // (Nothing is pending here: `push` took it in front of the chunk.)
     const partial = this.text;
-    if (this.heldCr || this.col !== partial.length) return false;
+    if (this.heldCr || this.col !== partial.length) return 0;
     // The longest piece of that form from `from` (there is one way only to read it) must reach `to`.
     LINE_PIECE.lastIndex = from;
-    if (!LINE_PIECE.test(text) || LINE_PIECE.lastIndex !== to) return false;
+    if (!LINE_PIECE.test(text) || LINE_PIECE.lastIndex !== to) return 0;
     // Its only ESC, if any, starts its private mode (the next one is the mark's, at `to`, or none).
     const found = text.indexOf("\x1b", from);
     const esc = found === -1 || found >= to ? -1 : found;
@@ -189,7 +198,7 @@ export class LineAssembler {
     }
     if (start < end) this.append(text.slice(start, end), sink);
     this.heldCr = heldCr;
-    return true;
+    return esc === -1 ? PUSHED_PLAIN : PUSHED_MARKED_LINES;
   }
 
   private pushText(text: string, afterCr: boolean, sink: LineSink): void {
@@ -219,9 +228,9 @@ export class LineAssembler {
   }
 
   /**
-   * Whether the text last pushed was whole marks and, around them, plain lines with at most a
-   * private mode set/reset at the end of each piece (see {@link LINE_PIECE}): it holds no escape
-   * sequence but those (what bash prints for a cell with shell integration).
+   * Whether the text last pushed was whole marks (if any) and, around them, plain lines with at
+   * most a private mode set/reset at the end of each piece (see {@link LINE_PIECE}), not plain
+   * text: it holds no escape sequence but those (what bash prints for a cell with shell integration).
    */
   get lastPushMarkedLines(): boolean {
     return this.lastMarkedLines;
