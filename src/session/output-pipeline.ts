@@ -19,7 +19,8 @@ import { Transcript } from "../terminal/transcript.js";
  */
 const SCREEN_BATCH_CHARS = 1 << 16;
 /**
- * Before there is an emulator, the backlog is collapsed each time this much more waits: the chunks
+ * Before there is an emulator, the backlog is collapsed each time this much more waits, while what a
+ * collapse leaves is at most a quarter of it (short lines; wide ones as at SCREEN_BATCH_CHARS): the chunks
  * waiting are young strings, which a collection of the young generation finds alive and copies (and
  * what survives those collections decides how far V8 grows the young generation, whose pages a long
  * output then all touches).
@@ -317,8 +318,10 @@ export class OutputPipeline {
       this.emulator === undefined &&
       (backlog.compact(this.size.rows, SCREEN_BATCH_CHARS / 2, this.hideMarksOf) || backlog.chars <= SCREEN_BATCH_CHARS)
     ) {
-      // Collapsed, or not collapsible yet: looked at again once BACKLOG_COLLAPSE_CHARS more came (an emulator only past SCREEN_BATCH_CHARS).
-      this.boundAt = Math.min(backlog.chars + BACKLOG_COLLAPSE_CHARS, SCREEN_BATCH_CHARS);
+      // Collapsed, or not collapsible yet: looked at again once BACKLOG_COLLAPSE_CHARS more came when what stays is short (a
+      // collapse reads what stays some four times: wide lines keep more), SCREEN_BATCH_CHARS otherwise; an emulator only past that.
+      const step = backlog.chars <= BACKLOG_COLLAPSE_CHARS / 4 ? BACKLOG_COLLAPSE_CHARS : SCREEN_BATCH_CHARS;
+      this.boundAt = Math.min(backlog.chars + step, SCREEN_BATCH_CHARS);
       return;
     }
     this.syncScreen();
