@@ -212,7 +212,6 @@ function endsInsideUtf8Sequence(bytes: Buffer): boolean {
   return false;
 }
 
-/** The events of the socket a node-pty terminal reads, as its `on` and `removeAllListeners` reach them. */
 /**
  * After every read a stream schedules a `process.nextTick` to read ahead (`maybeReadMore`): for the
  * PTY's socket, flowing with its handle reading all along, it finds nothing to do. That tick sends the
@@ -226,6 +225,7 @@ function skipReadAhead(pty: nodePty.IPty): void {
   if (state !== undefined && state.readingMore === false) state.readingMore = true;
 }
 
+/** The events of the socket a node-pty terminal reads, as its `on` and `removeAllListeners` reach them. */
 interface SocketEvents {
   on(event: "data", listener: (data: string | Buffer) => void): void;
   removeAllListeners(event: "data"): void;
