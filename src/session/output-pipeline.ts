@@ -15,17 +15,9 @@ import { Transcript } from "../terminal/transcript.js";
 
 /**
  * Text held back from the emulator before it is fed in one go (long bursts are fast-forwarded), or,
- * before there is one, at most while the backlog cannot be collapsed (then one is made).
+ * before there is one, before the backlog is collapsed.
  */
 const SCREEN_BATCH_CHARS = 1 << 16;
-/**
- * Before there is an emulator, the backlog is collapsed each time this much more waits, while what a
- * collapse leaves is at most a quarter of it (short lines; wide ones as at SCREEN_BATCH_CHARS): the chunks
- * waiting are young strings, which a collection of the young generation finds alive and copies (and
- * what survives those collections decides how far V8 grows the young generation, whose pages a long
- * output then all touches).
- */
-const BACKLOG_COLLAPSE_CHARS = 1 << 14;
 /** Bytes one `output()` consumer may fall behind before output is dropped (and said so). */
 const STREAM_BUFFER_BYTES = 8 << 20;
 
@@ -96,8 +88,6 @@ export class OutputPipeline {
   private size: { cols: number; rows: number };
   /** Output the emulator has not parsed yet (all of it, until one is made). */
   private readonly backlog = new ScreenBacklog();
-  /** What may wait before {@link OutputPipeline.bound} looks at the backlog again. */
-  private boundAt = BACKLOG_COLLAPSE_CHARS;
   private echo: EchoFilter | undefined;
   /** With a mark-based detector: the cell's output has not started yet (what comes is its echo). */
   private liveGate = false;
@@ -219,7 +209,7 @@ export class OutputPipeline {
       // Plain text lets the screen skip the middle of a long burst without looking at it again.
       if ((pushed & PUSHED_PLAIN) !== 0) backlog.markPlain(text);
       // (What waits only shrinks meanwhile, when a screen takes it.)
-      if (waiting > BACKLOG_COLLAPSE_CHARS && waiting > this.boundAt && backlog.chars > this.boundAt) this.bound();
+      if (waiting > SCREEN_BATCH_CHARS && backlog.chars > SCREEN_BATCH_CHARS) this.bound();
       // What `flush` does, in place: most chunks leave nothing to flush (a cell's output went out at its end).
       const flushed = this.chunkFrameKnown ? this.chunkFrame : host.frame();
       if (flushed !== undefined) {
@@ -312,24 +302,12 @@ export class OutputPipeline {
    * an emulator); when that cannot be done safely, or there is an emulator, it parses what waits.
    */
   private bound(): void {
-    const backlog = this.backlog;
     // The emulator makeScreen makes: this size, no scrollback.
-    if (
-      this.emulator === undefined &&
-      (backlog.compact(this.size.rows, SCREEN_BATCH_CHARS / 2, this.hideMarksOf) || backlog.chars <= SCREEN_BATCH_CHARS)
-    ) {
-      // Collapsed, or not collapsible yet: looked at again once BACKLOG_COLLAPSE_CHARS more came when what stays is short (a
-      // collapse reads what stays some four times: wide lines keep more), SCREEN_BATCH_CHARS otherwise; an emulator only past that.
-      const step = backlog.chars <= BACKLOG_COLLAPSE_CHARS / 4 ? BACKLOG_COLLAPSE_CHARS : SCREEN_BATCH_CHARS;
-      this.boundAt = Math.min(backlog.chars + step, SCREEN_BATCH_CHARS);
-      return;
-    }
+    if (this.emulator === undefined && this.backlog.compact(this.size.rows, SCREEN_BATCH_CHARS / 2, this.hideMarksOf)) return;
     this.syncScreen();
   }
 
   private makeScreen(): Screen {
-    // An emulator is fed what waits in batches of this much.
-    this.boundAt = SCREEN_BATCH_CHARS;
     const screen = new Screen({ cols: this.size.cols, rows: this.size.rows });
     // Programs that ask the terminal (cursor position, device attributes) get the answers a terminal
     // gives, when they wait for them; otherwise the answer would be typed into the next command.
